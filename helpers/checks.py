@@ -1,0 +1,354 @@
+"""Corretores dos exercícios: cada um roda a função do estudante em casos pequenos, compara com a
+referência de :mod:`helpers.attention`, imprime um veredito em português e devolve ``True``/``False``.
+
+O veredito tenta dar nome ao erro a partir do *comportamento* da função (por exemplo: "dividiu por d
+em vez de √d", "softmax no eixo errado", "máscara aplicada depois do softmax"), para que a mensagem
+ensine alguma coisa. Uma função ainda não feita (``raise NotImplementedError`` ou que devolve
+``None``) recebe um aviso amigável, e o notebook continua rodando.
+
+Uso típico num notebook::
+
+    ok = check_softmax(minha_softmax)
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .attention import scaled_dot_product_attention, softmax
+
+__all__ = ["Veredito", "check_softmax", "check_attention", "rodar_checagem"]
+
+OK = "✅"
+ERRO = "❌"
+PENDENTE = "⏳"
+
+
+@dataclass(frozen=True)
+class Veredito:
+    """O resultado de uma checagem: ``ok`` e a mensagem em português mostrada ao estudante."""
+
+    ok: bool
+    mensagem: str
+
+
+class _NaoImplementado(Exception):
+    """A função do estudante ainda é o esqueleto."""
+
+
+class _Excecao(Exception):
+    """A função do estudante levantou uma exceção inesperada."""
+
+    def __init__(self, original: BaseException, caso: str):
+        super().__init__(str(original))
+        self.original = original
+        self.caso = caso
+
+
+def rodar_checagem(checar: Callable[[], Veredito], nome: str) -> bool:
+    """Roda ``checar``, imprime o veredito e devolve ``ok``; trata o esqueleto e as exceções."""
+    try:
+        veredito = checar()
+    except _NaoImplementado:
+        veredito = Veredito(
+            False,
+            f"{PENDENTE} `{nome}` ainda não foi implementada. Complete a função na célula acima, "
+            "rode-a de novo e depois rode esta célula. (O resto do notebook funciona mesmo assim.)",
+        )
+    except _Excecao as exc:
+        orig = exc.original
+        veredito = Veredito(
+            False,
+            f"{ERRO} `{nome}` levantou {type(orig).__name__} {exc.caso}: {orig}\n"
+            + _explica_excecao(orig),
+        )
+    print(veredito.mensagem)
+    return veredito.ok
+
+
+def _explica_excecao(exc: BaseException) -> str:
+    texto = str(exc)
+    if "matmul" in texto or "shapes" in texto or "aligned" in texto or "broadcast" in texto:
+        return (
+            "Dica: isso é um erro de forma num produto de matrizes. Os escores são q @ Kᵀ "
+            "(forma (n_q, d) @ (d, n_k) = (n_q, n_k)) e a saída é pesos @ V ((n_q, n_k) @ (n_k, d_v)). "
+            "Confira se você transpôs K e se a ordem dos fatores está certa."
+        )
+    return "Dica: leia a mensagem acima, corrija a função e rode as duas células de novo."
+
+
+def _chamar(fn: Callable[..., Any], caso: str, *args: Any, **kwargs: Any) -> Any:
+    """Chama a função do estudante; converte esqueleto/exceções nos tipos acima."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # overflow em exp vira resultado, não aviso
+            with np.errstate(all="ignore"):
+                resultado = fn(*args, **kwargs)
+    except NotImplementedError as exc:
+        raise _NaoImplementado from exc
+    except Exception as exc:  # noqa: BLE001 - o erro é do estudante e vira explicação
+        raise _Excecao(exc, caso) from exc
+    if resultado is None:
+        raise _NaoImplementado
+    return resultado
+
+
+def _array(x: Any) -> np.ndarray | None:
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return arr
+
+
+def _perto(a: np.ndarray | None, b: np.ndarray, tol: float = 1e-6) -> bool:
+    return a is not None and a.shape == b.shape and bool(np.allclose(a, b, rtol=tol, atol=tol))
+
+
+def _fmt(x: np.ndarray) -> str:
+    return np.array2string(np.asarray(x, dtype=float), precision=4, suppress_small=True, separator=", ")
+
+
+# ---------------------------------------------------------------------------------------------
+# softmax
+# ---------------------------------------------------------------------------------------------
+
+
+def check_softmax(fn: Callable[[np.ndarray], Any]) -> bool:
+    """Confere uma softmax ``fn(x)`` ao longo do **último** eixo.
+
+    Casos: um vetor pequeno, uma matriz ``(2, 3)`` (cada linha deve somar 1), escores enormes
+    (``[1000, 1001, 1002]``, que estouram ``exp`` sem subtrair o máximo) e escores negativos.
+    """
+    nome = getattr(fn, "__name__", "sua função")
+    return rodar_checagem(lambda: _veredito_softmax(fn), nome)
+
+
+def _veredito_softmax(fn: Callable[[np.ndarray], Any]) -> Veredito:
+    x1 = np.array([1.0, 2.0, 3.0])
+    r1 = softmax(x1)
+    y1 = _array(_chamar(fn, "com x = [1., 2., 3.]", x1.copy()))
+    if y1 is None or y1.shape != x1.shape:
+        forma = None if y1 is None else y1.shape
+        return Veredito(False, f"{ERRO} Para x de forma {x1.shape} a saída deveria ter a mesma forma; veio {forma}.")
+    if not _perto(y1, r1):
+        if _perto(y1, x1 / x1.sum()):
+            return Veredito(
+                False,
+                f"{ERRO} Você normalizou x diretamente (x / soma(x)), sem exponenciar. A softmax usa "
+                "exp(x) / soma(exp(x)): a exponencial garante pesos positivos mesmo com escores negativos.",
+            )
+        if np.all(np.isfinite(y1)) and float(np.sum(y1)) > 0 and _perto(y1 / np.sum(y1), r1):
+            return Veredito(
+                False,
+                f"{ERRO} Os pesos têm as proporções certas, mas você esqueceu de dividir pela soma: "
+                f"para x = [1, 2, 3] eles somam {float(np.sum(y1)):.4f}, e precisam somar 1.",
+            )
+        if not math.isclose(float(np.sum(y1)), 1.0, rel_tol=1e-6):
+            return Veredito(
+                False,
+                f"{ERRO} Os pesos não somam 1 (para x = [1, 2, 3] a soma deu {float(np.sum(y1)):.4f}). "
+                "Divida exp(x) pela soma de exp(x).",
+            )
+        return Veredito(False, f"{ERRO} Para x = [1, 2, 3] esperava {_fmt(r1)}, veio {_fmt(y1)}.")
+
+    x2 = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
+    r2 = softmax(x2, axis=-1)
+    y2 = _array(_chamar(fn, "com uma matriz (2, 3)", x2.copy()))
+    if y2 is None or y2.shape != x2.shape:
+        forma = None if y2 is None else y2.shape
+        return Veredito(False, f"{ERRO} Para x de forma {x2.shape} a saída deveria ter a mesma forma; veio {forma}.")
+    if not _perto(y2, r2):
+        if _perto(y2, softmax(x2, axis=0)):
+            return Veredito(
+                False,
+                f"{ERRO} Softmax no eixo errado: numa matriz (2, 3) as **colunas** da sua saída somam 1, "
+                "mas cada **linha** (o último eixo) é que deve virar uma distribuição. Use axis=-1 e "
+                "keepdims=True nas reduções (max e sum).",
+            )
+        if math.isclose(float(np.sum(y2)), 1.0, rel_tol=1e-6):
+            return Veredito(
+                False,
+                f"{ERRO} Você normalizou pela soma da matriz inteira: a matriz toda soma 1, mas cada linha "
+                "deveria somar 1. Some só ao longo do último eixo (axis=-1, keepdims=True).",
+            )
+        return Veredito(
+            False,
+            f"{ERRO} Numa matriz (2, 3) cada linha deveria somar 1 e valer {_fmt(r2)}; veio {_fmt(y2)}. "
+            "Calcule máximo e soma por linha (axis=-1, keepdims=True).",
+        )
+
+    x3 = np.array([1000.0, 1001.0, 1002.0])
+    y3 = _array(_chamar(fn, "com escores grandes [1000, 1001, 1002]", x3.copy()))
+    if y3 is None or not np.all(np.isfinite(y3)):
+        return Veredito(
+            False,
+            f"{ERRO} Com escores grandes ([1000, 1001, 1002]) a saída tem NaN ou inf: exp(1000) estoura o "
+            "float64. Subtraia o máximo antes de exponenciar — softmax(x) = softmax(x - max(x)), "
+            "e aí exp nunca passa de 1.",
+        )
+    if not _perto(y3, softmax(x3)):
+        return Veredito(False, f"{ERRO} Com escores grandes esperava {_fmt(softmax(x3))}, veio {_fmt(y3)}.")
+
+    x4 = np.array([-3.0, -1.0, -2.0])
+    y4 = _array(_chamar(fn, "com escores negativos", x4.copy()))
+    if not _perto(y4, softmax(x4)):
+        return Veredito(False, f"{ERRO} Com escores negativos esperava {_fmt(softmax(x4))}, veio {_fmt(y4)}.")
+    return Veredito(
+        True,
+        f"{OK} Correto! Sua softmax é estável (escores de 1000 não estouram), trabalha no último eixo "
+        "e produz pesos positivos que somam 1.",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# atenção
+# ---------------------------------------------------------------------------------------------
+
+
+def _aceita_mascara(fn: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return "mask" in params or "mascara" in params
+
+
+def _saida(resultado: Any) -> np.ndarray | None:
+    """Aceita ``output`` ou ``(output, weights)``."""
+    if isinstance(resultado, tuple) and len(resultado) == 2:
+        resultado = resultado[0]
+    return _array(resultado)
+
+
+def _variantes(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None) -> list[tuple[np.ndarray, str]]:
+    """Saídas de implementações erradas conhecidas, cada uma com a explicação do erro."""
+    d = q.shape[-1]
+    scores = q @ k.T
+    out: list[tuple[np.ndarray, str]] = []
+
+    def pesos_para(s: np.ndarray) -> np.ndarray:
+        if mask is not None:
+            s = np.where(mask, s, -np.inf)
+        return softmax(s, axis=-1)
+
+    out.append((pesos_para(scores) @ v, "Você esqueceu de escalar: os escores q·k devem ser divididos por √d antes do softmax."))
+    out.append((pesos_para(scores / d) @ v, f"Você dividiu por d = {d} em vez de √d = √{d} ≈ {math.sqrt(d):.3g}: a escala é 1/√d."))
+    out.append((pesos_para(scores * math.sqrt(d)) @ v, "Você multiplicou por √d em vez de dividir."))
+    out.append((pesos_para(scores / math.sqrt(d)) @ k, "Você somou as **keys** ponderadas; a saída é a soma ponderada dos **values** (V)."))
+    raw = scores / math.sqrt(d)
+    if mask is not None:
+        raw = np.where(mask, raw, 0.0)
+    out.append((raw @ v, "Faltou o softmax: os escores escalados precisam virar pesos positivos que somam 1."))
+    if q.ndim == 2 and q.shape[0] > 1:
+        s = scores / math.sqrt(d)
+        if mask is not None:
+            s = np.where(mask, s, -np.inf)
+        out.append((
+            softmax(s, axis=0) @ v,
+            "Softmax no eixo errado: os pesos de cada **query** (cada linha de q Kᵀ) devem somar 1, "
+            "então o softmax é sobre o último eixo (as keys), não sobre as queries.",
+        ))
+    if mask is not None:
+        w = softmax(scores / math.sqrt(d), axis=-1) * mask
+        out.append((
+            w @ v,
+            "Máscara aplicada depois do softmax: zerar os pesos proibidos depois de normalizar deixa "
+            "linhas que não somam 1 (e a posição proibida já influenciou o denominador). Aplique a "
+            "máscara nos **escores**, trocando-os por -inf, e só então faça o softmax.",
+        ))
+        inv = np.where(mask, -np.inf, scores / math.sqrt(d))
+        out.append((
+            softmax(inv, axis=-1) @ v,
+            "Máscara invertida: True significa **pode olhar** (a convenção do PyTorch); você bloqueou as "
+            "posições permitidas e liberou as proibidas.",
+        ))
+    if q.ndim == 2 and k.shape[0] == q.shape[1]:
+        out.append((
+            softmax(q @ k / math.sqrt(d), axis=-1) @ v,
+            "Você multiplicou q @ K sem transpor K. Os escores são q @ Kᵀ: cada query com cada key.",
+        ))
+    return out
+
+
+def _casos_atencao(rng: np.random.Generator) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    q = np.array([1.0, 0.0])
+    k = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    v = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])
+    casos = [("no exemplo resolvido (q (2,), K (3, 2), V (3, 2))", q, k, v)]
+    q2 = rng.normal(size=4)
+    k2 = rng.normal(size=(3, 4)) * 2.0
+    v2 = rng.normal(size=(3, 2))
+    casos.append(("com uma query de d = 4 (q (4,), K (3, 4), V (3, 2))", q2, k2, v2))
+    return casos
+
+
+def check_attention(fn: Callable[..., Any], *, varias_queries: bool = False) -> bool:
+    """Confere uma atenção por produto escalar escalado ``fn(q, K, V)``.
+
+    A função pode devolver só a saída ou ``(saída, pesos)``. Casos: o exemplo resolvido do texto
+    (uma query 2-D contra três keys) e uma query com ``d = 4`` (onde dividir por ``d`` e por ``√d``
+    dão resultados diferentes). Com ``varias_queries=True`` exige também uma matriz de queries
+    ``q`` ``(n_q, d)``, o que permite reconhecer o softmax no eixo errado. Se a assinatura tiver um
+    parâmetro ``mask`` (ou ``mascara``; booleano, ``True`` = pode olhar), confere a máscara —
+    inclusive o erro clássico de aplicá-la depois do softmax (isso exige várias queries).
+    """
+    nome = getattr(fn, "__name__", "sua função")
+    return rodar_checagem(lambda: _veredito_atencao(fn, varias_queries or _aceita_mascara(fn)), nome)
+
+
+def _comparar_atencao(fn: Callable[..., Any], caso: str, q: np.ndarray, k: np.ndarray, v: np.ndarray,
+                      mask: np.ndarray | None = None) -> Veredito | None:
+    kwargs = {} if mask is None else {_nome_mascara(fn): mask.copy()}
+    ref, _ = scaled_dot_product_attention(q, k, v, mask)
+    y = _saida(_chamar(fn, caso, q.copy(), k.copy(), v.copy(), **kwargs))
+    if _perto(y, ref):
+        return None
+    if y is not None and y.shape != ref.shape:
+        return Veredito(
+            False,
+            f"{ERRO} {caso[0].upper() + caso[1:]}: a saída deveria ter forma {ref.shape} (uma linha por query, "
+            f"com d_v colunas), mas veio {y.shape}. Os pesos (n_q, n_k) multiplicam V (n_k, d_v).",
+        )
+    for errado, explicacao in _variantes(q, k, v, mask):
+        if _perto(y, errado):
+            return Veredito(False, f"{ERRO} {explicacao}")
+    return Veredito(False, f"{ERRO} {caso[0].upper() + caso[1:]}: esperava {_fmt(ref)}, veio {_fmt(y)}.")
+
+
+def _nome_mascara(fn: Callable[..., Any]) -> str:
+    return "mask" if "mask" in inspect.signature(fn).parameters else "mascara"
+
+
+def _veredito_atencao(fn: Callable[..., Any], varias_queries: bool) -> Veredito:
+    rng = np.random.default_rng(7)
+    for caso, q, k, v in _casos_atencao(rng):
+        falha = _comparar_atencao(fn, caso, q, k, v)
+        if falha:
+            return falha
+    partes = ["Escores q·Kᵀ, escala 1/√d, softmax sobre as keys e soma ponderada dos values."]
+    if varias_queries:
+        qm = rng.normal(size=(2, 4))
+        km = rng.normal(size=(3, 4)) * 2.0
+        vm = rng.normal(size=(3, 2))
+        falha = _comparar_atencao(fn, "com duas queries (q (2, 4), K (3, 4), V (3, 2))", qm, km, vm)
+        if falha:
+            return falha
+        partes.append("Funciona para várias queries de uma vez (q de forma (n_q, d)).")
+    if _aceita_mascara(fn):
+        q4 = rng.normal(size=(3, 4))
+        k4 = rng.normal(size=(4, 4)) * 2.0
+        v4 = rng.normal(size=(4, 3))
+        mask = np.tri(3, 4, dtype=bool)
+        falha = _comparar_atencao(fn, "com uma máscara causal (q (3, 4), K (4, 4), V (4, 3))", q4, k4, v4, mask)
+        if falha:
+            return falha
+        partes.append("A máscara está certa: -inf nos escores proibidos antes do softmax.")
+    return Veredito(True, f"{OK} Correto! " + " ".join(partes))
