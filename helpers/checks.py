@@ -24,8 +24,6 @@ import numpy as np
 
 from .attention import scaled_dot_product_attention, softmax
 
-__all__ = ["Veredito", "check_softmax", "check_attention", "rodar_checagem"]
-
 OK = "✅"
 ERRO = "❌"
 PENDENTE = "⏳"
@@ -352,3 +350,58 @@ def _veredito_atencao(fn: Callable[..., Any], varias_queries: bool) -> Veredito:
             return falha
         partes.append("A máscara está certa: -inf nos escores proibidos antes do softmax.")
     return Veredito(True, f"{OK} Correto! " + " ".join(partes))
+
+
+# === 00 · produto escalar (primeiro exercício) ==================================================
+
+
+def check_produto_escalar(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
+    """Confere ``fn(q, k)`` = produto escalar ``Σ qᵢ kᵢ`` de dois vetores 1-D (um número).
+
+    Reconhece: produto elemento a elemento sem a soma, soma dos vetores em vez dos produtos,
+    produto das somas, e o uso de só uma coordenada.
+    """
+    nome = getattr(fn, "__name__", "sua função")
+    return rodar_checagem(lambda: _veredito_produto_escalar(fn), nome)
+
+
+def _veredito_produto_escalar(fn: Callable[[np.ndarray, np.ndarray], Any]) -> Veredito:
+    casos = [
+        (np.array([1.0, 0.0]), np.array([0.5, 0.5])),
+        (np.array([2.0, -1.0, 3.0]), np.array([1.0, 4.0, -2.0])),
+        (np.array([3.0, 4.0]), np.array([-4.0, 3.0])),
+    ]
+    for q, k in casos:
+        caso = f"com q = {q.tolist()} e k = {k.tolist()}"
+        y = _array(_chamar(fn, caso, q.copy(), k.copy()))
+        certo = float(q @ k)
+        if y is not None and y.shape == () and math.isclose(float(y), certo, rel_tol=1e-9, abs_tol=1e-12):
+            continue
+        if y is not None and y.shape == q.shape and np.allclose(y, q * k):
+            return Veredito(False, f"{ERRO} Você multiplicou coordenada a coordenada ({_fmt(q * k)}), mas "
+                                   "esqueceu de **somar** os produtos: q·k = q₁k₁ + q₂k₂ + … é um único número.")
+        if y is not None and y.shape == q.shape and np.allclose(y, q + k):
+            return Veredito(False, f"{ERRO} Você somou os vetores (q + k). O produto escalar multiplica as "
+                                   "coordenadas correspondentes e soma os produtos.")
+        if y is not None and y.shape == () and math.isclose(float(y), float(q.sum() * k.sum())):
+            return Veredito(False, f"{ERRO} Você multiplicou as somas (Σq)(Σk). O certo é somar os produtos "
+                                   "de cada par de coordenadas: Σ qᵢkᵢ.")
+        if y is not None and y.shape == () and math.isclose(float(y), float(q[0] * k[0])):
+            return Veredito(False, f"{ERRO} Você usou só a primeira coordenada. Some os produtos de **todas** "
+                                   "as coordenadas (um laço ou np.sum(q * k)).")
+        if y is not None and y.shape != ():
+            return Veredito(False, f"{ERRO} {caso}: o produto escalar é um único número, mas veio um array de forma {y.shape}.")
+        return Veredito(False, f"{ERRO} {caso}: esperava {certo:g}, veio {_fmt(y) if y is not None else y}.")
+    return Veredito(True, f"{OK} Correto! q·k = Σ qᵢkᵢ. Repare no último caso: q = (3, 4) e k = (-4, 3) "
+                          "são perpendiculares e o produto deu 0.")
+
+
+# === 01 · gargalo recorrente ===================================================================
+
+
+# === 02 · produto escalar =======================================================================
+
+
+# === 03 · escala √d ============================================================================
+
+

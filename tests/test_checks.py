@@ -210,3 +210,41 @@ def test_single_query_exercise_does_not_demand_matrices(capsys):
     # ...mas não quando o exercício pede várias queries
     assert check_attention(uma_query, varias_queries=True) is False
     assert "levantou ValueError" in capsys.readouterr().out
+
+
+# --- produto escalar (notebook 00) --------------------------------------------------------------
+
+from helpers.checks import check_produto_escalar  # noqa: E402
+
+
+def pe_ok(q, k):
+    return sum(a * b for a, b in zip(q, k))
+
+
+CASOS_PE = [
+    (lambda q, k: q * k, "esqueceu de **somar**"),
+    (lambda q, k: q + k, "somou os vetores"),
+    (lambda q, k: q.sum() * k.sum(), "multiplicou as somas"),
+    (lambda q, k: q[0] * k[0], "só a primeira coordenada"),
+    (lambda q, k: np.outer(q, k), "um único número"),
+]
+
+
+def test_check_produto_escalar(capsys):
+    assert check_produto_escalar(pe_ok) is True
+    assert check_produto_escalar(np.dot) is True
+    assert "Correto" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("fn", "explicacao"), CASOS_PE)
+def test_check_produto_escalar_names_mistake(fn, explicacao, capsys):
+    assert check_produto_escalar(fn) is False
+    assert explicacao in capsys.readouterr().out
+
+
+def test_check_produto_escalar_stub(capsys):
+    def produto_escalar(q, k):
+        raise NotImplementedError
+
+    assert check_produto_escalar(produto_escalar) is False
+    assert "ainda não foi implementada" in capsys.readouterr().out

@@ -1,0 +1,188 @@
+"""Figuras (matplotlib) dos notebooks. Nenhuma conta de atenção mora aqui: ela vem de
+:mod:`helpers.attention`; aqui só se desenha.
+
+Cada figura que um painel interativo (:mod:`helpers.widgets`) atualiza é uma pequena classe que
+cria seus artistas uma vez e depois só muda os dados deles (``atualizar``), o que mantém o painel
+rápido. As mesmas classes desenham as figuras estáticas dos notebooks.
+
+Cores: a paleta de Okabe–Ito (segura para daltonismo) para categorias e ``viridis``/``cividis``
+para mapas de calor.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
+
+
+#: Okabe–Ito: distinguíveis por quem tem daltonismo e legíveis num projetor.
+CORES = {
+    "q": "#0072B2",  # azul: a query
+    "k": "#D55E00",  # vermelhão: as keys
+    "v": "#009E73",  # verde-azulado: os values
+    "saida": "#CC79A7",  # rosa: a saída
+    "neutro": "#555555",
+    "destaque": "#E69F00",  # laranja
+    "extra": "#56B4E9",  # azul-céu
+}
+#: mapa de cores padrão para matrizes de pesos
+MAPA = "viridis"
+
+_ESTILO_PADRAO = {
+    "figure.dpi": 100,
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "lines.linewidth": 2.0,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "image.cmap": MAPA,
+}
+_ESTILO_APRESENTACAO = {
+    "font.size": 16,
+    "axes.titlesize": 18,
+    "axes.labelsize": 16,
+    "xtick.labelsize": 14,
+    "ytick.labelsize": 14,
+    "legend.fontsize": 14,
+    "lines.linewidth": 3.5,
+    "lines.markersize": 10,
+    "axes.linewidth": 1.6,
+    "grid.alpha": 0.45,
+    "image.cmap": "cividis",
+}
+
+
+#: o que estava em vigor antes de importarmos: ``modo_padrao`` volta a isso mais o estilo da coleção
+_ORIGINAL = {chave: mpl.rcParams[chave] for chave in {**_ESTILO_PADRAO, **_ESTILO_APRESENTACAO}}
+
+
+def modo_padrao() -> None:
+    """Volta ao estilo padrão da coleção (o que os notebooks usam ao abrir)."""
+    mpl.rcParams.update(_ORIGINAL)
+    mpl.rcParams.update(_ESTILO_PADRAO)
+
+
+def modo_apresentacao() -> None:
+    """Deixa figuras e painéis legíveis num projetor: fontes e linhas maiores, alto contraste.
+
+    Vale para as figuras criadas **depois** da chamada (rode de novo as células de figura).
+    Desfaça com :func:`modo_padrao`.
+    """
+    modo_padrao()
+    mpl.rcParams.update(_ESTILO_APRESENTACAO)
+
+
+def nova_figura(largura: float = 8.0, altura: float = 4.0, ncols: int = 1, nrows: int = 1) -> tuple[Figure, np.ndarray]:
+    """Uma ``Figure`` fora do pyplot (não aparece sozinha) e seus eixos ``(nrows, ncols)``."""
+    fig = Figure(figsize=(largura, altura))
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    return fig, axes
+
+
+def png(fig: Figure, dpi: float | None = None) -> bytes:
+    """Os bytes PNG da figura (o que um painel mostra e o que a figura estática exibe)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi or fig.dpi)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# 02 e 00: produto escalar em 2-D
+# ---------------------------------------------------------------------------------------------
+
+
+def _seta(ax: Axes, cor: str, rotulo: str):
+    """Uma seta a partir da origem, atualizável com ``set_positions``."""
+    seta = ax.annotate(
+        "", xy=(1, 0), xytext=(0, 0),
+        arrowprops=dict(arrowstyle="-|>", color=cor, lw=mpl.rcParams["lines.linewidth"] + 0.5, mutation_scale=20),
+    )
+    texto = ax.text(1, 0, rotulo, color=cor, fontsize=mpl.rcParams["font.size"] + 3, fontweight="bold",
+                    ha="left", va="bottom")
+    return seta, texto
+
+
+class FiguraProdutoEscalar:
+    """Duas setas ``q`` e ``k`` no plano, o arco do ângulo entre elas e a projeção de ``k`` sobre ``q``.
+
+    ``atualizar(q, k)`` recebe vetores ``(2,)``. O painel escreve os números ao lado; a figura mostra
+    a geometria: ``q·k = |q| |k| cos θ`` é o comprimento de ``q`` vezes a sombra de ``k`` sobre ele.
+    """
+
+    def __init__(self, ax: Axes, limite: float = 3.0):
+        self.ax = ax
+        ax.set_xlim(-limite, limite)
+        ax.set_ylim(-limite, limite)
+        ax.set_aspect("equal")
+        ax.axhline(0, color=CORES["neutro"], lw=0.8)
+        ax.axvline(0, color=CORES["neutro"], lw=0.8)
+        self.sombra, = ax.plot([], [], color=CORES["k"], ls=":", lw=1.5)
+        self.projecao, = ax.plot([], [], color=CORES["destaque"], lw=6, alpha=0.6, solid_capstyle="butt",
+                                 label="projeção de k sobre a direção de q")
+        self.arco, = ax.plot([], [], color=CORES["neutro"], lw=1.5)
+        self.texto_angulo = ax.text(0, 0, "", color=CORES["neutro"], ha="center", va="center")
+        self.seta_q, self.rotulo_q = _seta(ax, CORES["q"], "q")
+        self.seta_k, self.rotulo_k = _seta(ax, CORES["k"], "k")
+        ax.legend(loc="lower left", frameon=False)
+        self.titulo = ax.set_title("")
+
+    def atualizar(self, q: ArrayLike, k: ArrayLike) -> None:
+        q = np.asarray(q, dtype=float)
+        k = np.asarray(k, dtype=float)
+        for seta, rot, vet in ((self.seta_q, self.rotulo_q, q), (self.seta_k, self.rotulo_k, k)):
+            seta.xy = tuple(vet)
+            rot.set_position(tuple(vet * 1.08))
+        nq, nk = float(np.linalg.norm(q)), float(np.linalg.norm(k))
+        if nq > 0 and nk > 0:
+            a_q, a_k = math.atan2(q[1], q[0]), math.atan2(k[1], k[0])
+            delta = (a_k - a_q + math.pi) % (2 * math.pi) - math.pi  # menor ângulo com sinal
+            ts = np.linspace(a_q, a_q + delta, 30)
+            r = 0.35 * min(nq, nk, 1.5)
+            self.arco.set_data(r * np.cos(ts), r * np.sin(ts))
+            meio = a_q + delta / 2
+            self.texto_angulo.set_position((1.8 * r * math.cos(meio), 1.8 * r * math.sin(meio)))
+            self.texto_angulo.set_text(f"θ={abs(math.degrees(delta)):.0f}°")
+            u = q / nq
+            p = float(k @ u) * u  # projeção de k na direção de q
+            self.projecao.set_data([0, p[0]], [0, p[1]])
+            self.sombra.set_data([k[0], p[0]], [k[1], p[1]])
+        else:
+            for linha in (self.arco, self.projecao, self.sombra):
+                linha.set_data([], [])
+            self.texto_angulo.set_text("")
+        self.titulo.set_text(f"q·k = {float(q @ k):.2f}")
+
+
+def figura_produto_escalar(q: Sequence[float], k: Sequence[float], limite: float = 3.0) -> Figure:
+    """Figura estática de :class:`FiguraProdutoEscalar` (devolve a ``Figure``)."""
+    fig, axes = nova_figura(5, 5)
+    FiguraProdutoEscalar(axes[0, 0], limite).atualizar(q, k)
+    return fig
+
+
+# === 01 · gargalo recorrente ===================================================================
+
+
+# === 02 · produto escalar: ranking de keys ====================================================
+
+
+# === 03 · escala √d ============================================================================
+
+
+# === 04 · softmax ==============================================================================
+
+
+# === 05 · soma ponderada =======================================================================
+
+
+modo_padrao()

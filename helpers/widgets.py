@@ -1,0 +1,183 @@
+"""Painéis interativos (ipywidgets) dos notebooks.
+
+Todo painel é um :class:`Painel`: controles (sliders, caixas) à esquerda, a figura à direita e,
+embaixo, um texto com os números do momento. Mover um controle chama ``atualizar``, que refaz as
+contas (com :mod:`helpers.attention`), muda os artistas da figura no lugar (:mod:`helpers.plots`) e
+renderiza um PNG para um widget ``Image``. Isso funciona igual no JupyterLab, no Voilà e em testes
+sem navegador: ``painel.controles["angulo_q"].value = 90`` atualiza ``painel.estado`` e
+``painel.texto.value``.
+
+Cada painel também deixa uma figura estática do seu estado inicial (``painel.figura_estatica()``),
+para que o notebook se leia bem no GitHub, num PDF e no nbval.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import ipywidgets as W
+import numpy as np
+from IPython.display import Image
+from matplotlib.figure import Figure
+
+from . import plots
+
+def slider(descricao: str, valor: float, minimo: float, maximo: float, passo: float = 0.1, **kw: Any) -> W.FloatSlider:
+    """Um ``FloatSlider`` com a descrição inteira visível e atualização contínua."""
+    opcoes = dict(
+        value=valor, min=minimo, max=maximo, step=passo, description=descricao, continuous_update=True,
+        style={"description_width": "initial"}, layout=W.Layout(width="320px"),
+    )
+    opcoes.update(kw)
+    return W.FloatSlider(**opcoes)
+
+
+class Painel(W.VBox):
+    """Controles + figura (PNG) + números, ligados por uma função de atualização.
+
+    Parâmetros
+    ----------
+    fig : a ``Figure`` que o painel mostra (criada fora do pyplot).
+    controles : nome → widget com ``.value`` (a ordem é a ordem na tela).
+    calcular : recebe ``{nome: valor}`` dos controles, atualiza a figura e devolve o estado:
+        um dicionário de números que o painel mostra. A chave ``"html"``, se houver, é o texto
+        mostrado embaixo da figura.
+    titulo : uma linha em negrito acima do painel.
+    """
+
+    def __init__(
+        self,
+        fig: Figure,
+        controles: Mapping[str, W.ValueWidget],
+        calcular: Callable[[dict[str, Any]], dict[str, Any]],
+        titulo: str = "",
+    ):
+        self.fig = fig
+        self.controles = dict(controles)
+        self._calcular = calcular
+        self.imagem = W.Image(format="png", layout=W.Layout(max_width="100%"))
+        self.texto = W.HTML()
+        self.estado: dict[str, Any] = {}
+        self.ultimo_tempo_ms = 0.0
+        cabecalho = [W.HTML(f"<b>{titulo}</b>")] if titulo else []
+        coluna = W.VBox(list(self.controles.values()), layout=W.Layout(min_width="330px"))
+        super().__init__(cabecalho + [W.HBox([coluna, self.imagem]), self.texto])
+        for controle in self.controles.values():
+            controle.observe(self._ao_mudar, names="value")
+        self.atualizar()
+
+    def valores(self) -> dict[str, Any]:
+        """O valor atual de cada controle."""
+        return {nome: c.value for nome, c in self.controles.items()}
+
+    def _ao_mudar(self, _mudanca: Any) -> None:
+        self.atualizar()
+
+    def atualizar(self) -> dict[str, Any]:
+        """Recalcula, redesenha e devolve o novo estado (também guardado em ``self.estado``)."""
+        inicio = time.perf_counter()
+        estado = self._calcular(self.valores())
+        self.texto.value = estado.get("html", "")
+        self.imagem.value = plots.png(self.fig)
+        self.estado = estado
+        self.ultimo_tempo_ms = (time.perf_counter() - inicio) * 1000
+        return estado
+
+    def definir(self, **valores: Any) -> dict[str, Any]:
+        """Muda vários controles de uma vez (uma única atualização) e devolve o estado."""
+        for nome, c in self.controles.items():
+            c.unobserve(self._ao_mudar, names="value")
+        try:
+            for nome, valor in valores.items():
+                if nome not in self.controles:
+                    raise ValueError(f"o painel não tem o controle {nome!r}; os controles são {list(self.controles)}.")
+                self.controles[nome].value = valor
+        finally:
+            for c in self.controles.values():
+                c.observe(self._ao_mudar, names="value")
+        return self.atualizar()
+
+    def figura_estatica(self) -> Image:
+        """A figura do estado atual como imagem estática (para o GitHub, PDF e nbval)."""
+        return Image(data=self.imagem.value, format="png")
+
+
+def _tabela(linhas: list[tuple[str, str]]) -> str:
+    corpo = "".join(f"<tr><td style='padding-right:1em'>{a}</td><td><b>{b}</b></td></tr>" for a, b in linhas)
+    return f"<table style='font-size:1.15em'>{corpo}</table>"
+
+
+# ---------------------------------------------------------------------------------------------
+# 00 e 02: produto escalar
+# ---------------------------------------------------------------------------------------------
+
+
+def _polar(angulo_graus: float, comprimento: float) -> np.ndarray:
+    a = math.radians(angulo_graus)
+    return np.array([comprimento * math.cos(a), comprimento * math.sin(a)])
+
+
+def painel_produto_escalar(
+    angulo_q: float = 30.0,
+    comprimento_q: float = 2.0,
+    angulo_k: float = 75.0,
+    comprimento_k: float = 1.5,
+    *,
+    mover_k: bool = True,
+) -> Painel:
+    """Setas ``q`` e ``k`` no plano; sliders de ângulo (graus) e comprimento.
+
+    Mostra ao vivo ``q·k = q₁k₁ + q₂k₂``, ``|q| |k| cos θ`` (o mesmo número) e ``cos θ``.
+    Com ``mover_k=False`` só a query se mexe (o primeiro contato, no notebook 00).
+    Estado: ``q``, ``k`` (arrays ``(2,)``), ``produto``, ``cos``, ``theta_graus``.
+    """
+    fig, axes = plots.nova_figura(4.6, 4.6)
+    fig.subplots_adjust(left=0.12, right=0.96, bottom=0.1, top=0.9)
+    figura = plots.FiguraProdutoEscalar(axes[0, 0])
+    controles: dict[str, W.ValueWidget] = {
+        "angulo_q": slider("ângulo de q (graus)", angulo_q, -180, 180, 5),
+        "comprimento_q": slider("comprimento |q|", comprimento_q, 0, 2.8, 0.1),
+    }
+    if mover_k:
+        controles["angulo_k"] = slider("ângulo de k (graus)", angulo_k, -180, 180, 5)
+        controles["comprimento_k"] = slider("comprimento |k|", comprimento_k, 0, 2.8, 0.1)
+
+    def calcular(v: dict[str, Any]) -> dict[str, Any]:
+        q = _polar(v["angulo_q"], v["comprimento_q"])
+        k = _polar(v.get("angulo_k", angulo_k), v.get("comprimento_k", comprimento_k))
+        produto = float(q @ k)
+        nq, nk = float(np.linalg.norm(q)), float(np.linalg.norm(k))
+        cos = produto / (nq * nk) if nq > 0 and nk > 0 else float("nan")
+        theta = math.degrees(math.acos(max(-1.0, min(1.0, cos)))) if nq > 0 and nk > 0 else float("nan")
+        figura.atualizar(q, k)
+        cos_txt = f"{cos:.3f}" if nq > 0 and nk > 0 else "indefinido (vetor nulo)"
+        html = _tabela([
+            ("q", f"({q[0]:.2f}, {q[1]:.2f})"),
+            ("k", f"({k[0]:.2f}, {k[1]:.2f})"),
+            ("q·k = q₁k₁ + q₂k₂", f"{q[0]:.2f}·{k[0]:.2f} + {q[1]:.2f}·{k[1]:.2f} = {produto:.3f}"),
+            ("|q| |k| cos θ", f"{nq:.2f} · {nk:.2f} · {cos_txt} = {produto:.3f}"),
+            ("cos θ", cos_txt),
+        ])
+        return {"q": q, "k": k, "produto": produto, "cos": cos, "theta_graus": theta, "html": html}
+
+    return Painel(fig, controles, calcular, titulo="Produto escalar: quanto q e k apontam para o mesmo lado")
+
+
+# === 01 · gargalo recorrente ===================================================================
+
+
+# === 02 · produto escalar: ranking de keys ====================================================
+
+
+# === 03 · escala √d ============================================================================
+
+
+# === 04 · softmax ==============================================================================
+
+
+# === 05 · soma ponderada =======================================================================
+
+

@@ -1,0 +1,203 @@
+"""O mapa da coleção e a manutenção dos notebooks: navegação, mapa e reexecução.
+
+Uso (da raiz do repositório)::
+
+    python -m tools.notebooks                      # regrava navegação e mapas (README e 00)
+    python -m tools.notebooks --checar             # só confere; sai com 1 se algo estiver velho
+    python -m tools.notebooks executar notebooks/05_soma_ponderada.ipynb [...]
+                                                   # reexecuta num kernel novo, de cima a baixo,
+                                                   # grava as saídas e atualiza a navegação
+
+A navegação (anterior · índice · próximo) fica numa célula Markdown com a tag ``navegacao`` logo
+depois do título e outra no fim. O mapa fica numa célula com a tag ``mapa`` no notebook 00 e entre
+os marcadores ``<!-- mapa:inicio -->`` e ``<!-- mapa:fim -->`` no README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+RAIZ = Path(__file__).resolve().parent.parent
+PASTA = RAIZ / "notebooks"
+README = RAIZ / "README.md"
+INICIO, FIM = "<!-- mapa:inicio -->", "<!-- mapa:fim -->"
+NOME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
+
+
+@dataclass(frozen=True)
+class Etapa:
+    arquivo: str
+    titulo: str
+    resumo: str
+
+
+#: a trilha, na ordem (a mesma do DESIGN.md)
+TRILHA: list[Etapa] = [
+    Etapa("00_comece_aqui.ipynb", "Comece aqui", "como usar a coleção: mapa, sliders, exercícios corrigidos e checagem do ambiente"),
+    Etapa("01_gargalo_recorrente.ipynb", "O gargalo recorrente", "um estado oculto de tamanho fixo esquece o começo de sequências longas — medido; a atenção lê cada posição"),
+    Etapa("02_produto_escalar.ipynb", "Produto escalar", "q·k mede alinhamento (|q||k|cos θ); ordenar keys por uma query; sliders para q e k"),
+    Etapa("03_escala_raiz_d.ipynb", "A escala √d", "a variância de q·k cresce com d; o que isso faz com o softmax e com os gradientes"),
+    Etapa("04_softmax.ipynb", "Softmax", "de escores a pesos que somam 1; temperatura; a versão estável; o jacobiano"),
+    Etapa("05_soma_ponderada.ipynb", "A soma ponderada dos values", "a saída como média ponderada dos values; os exemplos resolvidos à mão e em código"),
+    Etapa("06_projecoes_qkv.ipynb", "Projeções Q, K, V", "W_q, W_k, W_v; a forma matricial softmax(QKᵀ/√d)V; significado contextual"),
+    Etapa("07_mascaras_e_atencao_cruzada.ipynb", "Máscaras e atenção cruzada", "máscaras causal e de padding; auto-atenção versus atenção cruzada"),
+    Etapa("08_multi_head.ipynb", "Várias cabeças", "cabeças como subespaços; concatenação e W_o; GQA/MQA e a memória do KV cache"),
+    Etapa("09_custo_quadratico.ipynb", "O custo quadrático", "o custo n² medido; atenção local, linear e por blocos (softmax online)"),
+    Etapa("10_revisao.ipynb", "Revisão", "equívocos comuns, quiz de autoavaliação, resumo de uma página, próximos passos"),
+]
+
+
+def existentes() -> list[str]:
+    return sorted(p.name for p in PASTA.glob("*.ipynb"))
+
+
+def _link(etapa: Etapa) -> str:
+    return f"[{etapa.arquivo[:2]} · {etapa.titulo}]({etapa.arquivo})"
+
+
+def navegacao(arquivo: str, rodape: bool = False) -> str:
+    """O Markdown da navegação de ``arquivo`` (só liga notebooks que existem)."""
+    presentes = [e for e in TRILHA if e.arquivo in existentes()]
+    nomes = [e.arquivo for e in presentes]
+    i = nomes.index(arquivo)
+    partes = []
+    partes.append(f"← anterior: {_link(presentes[i - 1])}" if i > 0 else "← anterior: —")
+    partes.append(f"[índice]({TRILHA[0].arquivo})")
+    partes.append(f"próximo: {_link(presentes[i + 1])} →" if i + 1 < len(presentes) else "próximo: — (fim da trilha publicada)")
+    linha = " · ".join(partes)
+    return ("---\n\n" + linha) if rodape else (linha + "\n\n---")
+
+
+def mapa(prefixo: str = "") -> str:
+    """A tabela da trilha: link para o que existe, "em breve" para o que ainda não existe."""
+    linhas = ["| # | notebook | o que você leva |", "|---|---|---|"]
+    ha = set(existentes())
+    for e in TRILHA:
+        nome = f"[{e.titulo}]({prefixo}{e.arquivo})" if e.arquivo in ha else f"{e.titulo} *(em breve)*"
+        linhas.append(f"| {e.arquivo[:2]} | {nome} | {e.resumo} |")
+    return "\n".join(linhas)
+
+
+def _celula_md(fonte: str, tag: str, ident: str) -> dict:
+    return {"cell_type": "markdown", "id": ident, "metadata": {"tags": [tag]}, "source": fonte.splitlines(keepends=True)}
+
+
+def _fonte(c: dict) -> str:
+    return "".join(c.get("source", ""))
+
+
+def _tem_tag(c: dict, tag: str) -> bool:
+    return tag in c.get("metadata", {}).get("tags", [])
+
+
+def notebook_atualizado(caminho: Path) -> dict:
+    """O notebook com navegação (e, no 00, o mapa) regenerados; não grava nada."""
+    nb = json.loads(caminho.read_text(encoding="utf-8"))
+    cells = [c for c in nb["cells"] if not _tem_tag(c, "navegacao")]
+    topo = _celula_md(navegacao(caminho.name), "navegacao", "navegacao-topo")
+    fim = _celula_md(navegacao(caminho.name, rodape=True), "navegacao", "navegacao-fim")
+    nb["cells"] = cells[:1] + [topo] + cells[1:] + [fim]
+    for c in nb["cells"]:
+        if _tem_tag(c, "mapa"):
+            c["source"] = ("## Mapa da trilha\n\n" + mapa()).splitlines(keepends=True)
+    return nb
+
+
+def _gravar(caminho: Path, nb: dict) -> None:
+    caminho.write_text(json.dumps(nb, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def readme_atualizado() -> str:
+    texto = README.read_text(encoding="utf-8")
+    if INICIO not in texto or FIM not in texto:
+        raise SystemExit(f"README.md não tem os marcadores {INICIO} … {FIM}")
+    antes, resto = texto.split(INICIO, 1)
+    _, depois = resto.split(FIM, 1)
+    return f"{antes}{INICIO}\n{mapa('notebooks/')}\n{FIM}{depois}"
+
+
+def problemas() -> list[str]:
+    """O que está velho ou fora da convenção (vazio = tudo certo)."""
+    erros = []
+    nomes = existentes()
+    esperados = [e.arquivo for e in TRILHA]
+    for n in nomes:
+        if not NOME.match(n):
+            erros.append(f"{n}: nome fora do padrão NN_slug.ipynb")
+        elif n not in esperados:
+            erros.append(f"{n}: não está na TRILHA de tools/notebooks.py")
+    numeros = [int(n[:2]) for n in nomes if NOME.match(n)]
+    if numeros != list(range(len(numeros))):
+        erros.append(f"os notebooks não estão em sequência a partir de 00: {numeros}")
+    for n in nomes:
+        caminho = PASTA / n
+        if json.loads(caminho.read_text(encoding="utf-8"))["cells"] != notebook_atualizado(caminho)["cells"]:
+            erros.append(f"{n}: navegação ou mapa desatualizados (rode `python -m tools.notebooks`)")
+    if README.exists() and README.read_text(encoding="utf-8") != readme_atualizado():
+        erros.append("README.md: mapa desatualizado (rode `python -m tools.notebooks`)")
+    return erros
+
+
+def atualizar_tudo() -> None:
+    for n in existentes():
+        caminho = PASTA / n
+        _gravar(caminho, notebook_atualizado(caminho))
+    if README.exists():
+        README.write_text(readme_atualizado(), encoding="utf-8")
+
+
+def executar(caminho: Path, timeout: int = 600) -> None:
+    """Reexecuta ``caminho`` num kernel novo, de cima a baixo, e grava as saídas.
+
+    O kernel roda na pasta do notebook, como no nbval. Uma exceção não prevista interrompe e nada
+    é gravado.
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    caminho = caminho.resolve()
+    nb = nbformat.read(caminho, as_version=4)
+    for c in nb.cells:
+        if c.cell_type == "code":
+            c.outputs = []
+            c.execution_count = None
+    cliente = NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=False,
+                             resources={"metadata": {"path": str(caminho.parent)}})
+    cliente.execute()
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, caminho)
+    _gravar(caminho, notebook_atualizado(caminho))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--checar", action="store_true", help="só confere; não grava")
+    sub = parser.add_subparsers(dest="comando")
+    ex = sub.add_parser("executar", help="reexecuta notebooks num kernel novo e grava as saídas")
+    ex.add_argument("arquivos", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    if args.comando == "executar":
+        atualizar_tudo()
+        for arq in args.arquivos:
+            print(f"executando {arq} …", flush=True)
+            executar(arq)
+        atualizar_tudo()
+        return 0
+    if args.checar:
+        erros = problemas()
+        for e in erros:
+            print(e)
+        print("tudo em dia" if not erros else f"{len(erros)} problema(s)")
+        return 1 if erros else 0
+    atualizar_tudo()
+    print("navegação e mapas atualizados")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
