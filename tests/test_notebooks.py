@@ -117,3 +117,25 @@ def test_staleness_is_detected(tmp_path, monkeypatch):
 def test_shared_nbcheck_is_clean():
     r = subprocess.run([sys.executable, str(NBCHECK), str(PASTA)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_helpers_importable_from_anywhere(tmp_path):
+    # o pacote é instalado em modo editável (requirements.txt: `-e .`): nada de sys.path no notebook
+    r = subprocess.run([sys.executable, "-c", "import helpers.attention, helpers.widgets; print('ok')"],
+                       cwd=tmp_path, capture_output=True, text=True)
+    assert r.stdout.strip() == "ok", r.stderr
+
+
+def test_nbconvert_execute_from_repo_root(tmp_path):
+    # como um estudante rodaria `jupyter nbconvert --execute` a partir da raiz do repositório
+    raiz = PASTA.parent
+    saida = tmp_path / "00.ipynb"
+    r = subprocess.run(
+        [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+         str(PASTA / "00_comece_aqui.ipynb"), "--output", str(saida)],
+        cwd=raiz, capture_output=True, text=True, timeout=300,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    nb = json.loads(saida.read_text(encoding="utf-8"))
+    saidas = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
+    assert saidas and not any(o["output_type"] == "error" for o in saidas)
