@@ -187,8 +187,10 @@ def scaled_dot_product_attention(
 
         >>> out, w = scaled_dot_product_attention([1, 0], [[1, 0], [0, 1], [.5, .5]],
         ...                                       [[10, 0], [0, 10], [5, 5]])
-        >>> w.round(3), out.round(2)
-        (array([0.455, 0.225, 0.32 ]), array([6.15, 3.85]))
+        >>> w.round(4), out.round(2)
+        (array([0.4555, 0.2246, 0.3199]), array([6.15, 3.85]))
+
+    (O texto-base arredonda as contas intermediárias e chega a pesos (0.455, 0.225, 0.320).)
     """
     qa = _as_float(q, "q")
     ka = _as_float(k, "k")

@@ -405,3 +405,78 @@ def _veredito_produto_escalar(fn: Callable[[np.ndarray, np.ndarray], Any]) -> Ve
 # === 03 · escala √d ============================================================================
 
 
+# === 04 · softmax ==============================================================================
+
+
+def check_jacobiano_softmax(fn: Callable[[np.ndarray], Any]) -> bool:
+    """Confere ``fn(z)`` = o jacobiano da softmax no vetor de escores ``z`` (1-D, tamanho ``n``).
+
+    A resposta é a matriz ``(n, n)`` com ``J[i, j] = ∂sᵢ/∂zⱼ = sᵢ(δᵢⱼ − sⱼ)``, onde
+    ``s = softmax(z)``; em forma matricial, ``diag(s) − s sᵀ``. Casos: os escores do exemplo
+    resolvido, quatro escores com um negativo e escores enormes (``[1000, 1001, 999]``, que
+    exigem uma softmax estável por dentro). Reconhece: só a diagonal (um vetor ``s(1 − s)``),
+    sem o termo ``−sᵢsⱼ``, sem o ``δᵢⱼ``, sinal trocado, sem o fator ``sᵢ``, ``sᵢ`` no lugar de
+    ``sⱼ`` e os escores ``z`` no lugar dos pesos ``s``.
+    """
+    nome = getattr(fn, "__name__", "sua função")
+    return rodar_checagem(lambda: _veredito_jacobiano_softmax(fn), nome)
+
+
+def _variantes_jacobiano(z: np.ndarray, s: np.ndarray) -> list[tuple[np.ndarray, str]]:
+    """Jacobianos de implementações erradas conhecidas, cada um com a explicação do erro."""
+    n = s.size
+    eye = np.eye(n)
+    return [
+        (np.diag(s), "Faltou o termo −sᵢsⱼ: você devolveu só diag(s). Fora da diagonal o jacobiano não é 0 — "
+                     "aumentar um escore **tira** peso dos outros (J[i, j] = −sᵢsⱼ para i ≠ j)."),
+        (-np.outer(s, s), "Faltou o δᵢⱼ: na diagonal J[i, i] = sᵢ(1 − sᵢ), não −sᵢ². Some diag(s) a −s sᵀ."),
+        (np.outer(s, s) - np.diag(s), "Sinal trocado: você calculou s sᵀ − diag(s). Aumentar zᵢ **aumenta** sᵢ, "
+                                      "então a diagonal é positiva: J = diag(s) − s sᵀ."),
+        (eye - s[None, :], "Faltou multiplicar por sᵢ: você calculou δᵢⱼ − sⱼ. O certo é sᵢ(δᵢⱼ − sⱼ), "
+                           "ou seja, cada linha i multiplicada por sᵢ."),
+        (s[:, None] * (eye - s[:, None]), "Você usou sᵢ onde deveria estar sⱼ: J[i, j] = sᵢ(δᵢⱼ − sⱼ), com o "
+                                          "índice da **coluna** no segundo s. Em numpy: np.diag(s) - np.outer(s, s)."),
+        (np.diag(z) - np.outer(z, z), "Você usou os escores z no lugar dos pesos s. Primeiro calcule "
+                                      "s = softmax(z); o jacobiano é diag(s) − s sᵀ."),
+    ]
+
+
+def _veredito_jacobiano_softmax(fn: Callable[[np.ndarray], Any]) -> Veredito:
+    casos = [
+        ("com os escores do exemplo z = [0.707, 0, 0.354]", np.array([0.707, 0.0, 0.354])),
+        ("com z = [2, -1, 0.5, 0]", np.array([2.0, -1.0, 0.5, 0.0])),
+    ]
+    for caso, z in casos:
+        titulo_caso = caso[0].upper() + caso[1:]
+        s = softmax(z)
+        ref = np.diag(s) - np.outer(s, s)
+        y = _array(_chamar(fn, caso, z.copy()))
+        if _perto(y, ref):
+            continue
+        if y is not None and y.shape == s.shape:
+            if _perto(y, s * (1 - s)):
+                return Veredito(False, f"{ERRO} Você devolveu só a diagonal, sᵢ(1 − sᵢ), como um vetor {y.shape}. "
+                                       f"O jacobiano é uma matriz ({s.size}, {s.size}): cada escore zⱼ mexe em "
+                                       "**todos** os pesos sᵢ. Fora da diagonal, J[i, j] = −sᵢsⱼ.")
+            return Veredito(False, f"{ERRO} {titulo_caso}: o jacobiano é uma matriz ({s.size}, {s.size}) — uma linha por "
+                                   f"peso sᵢ, uma coluna por escore zⱼ —, mas veio um array de forma {y.shape}.")
+        if y is not None and y.shape != ref.shape:
+            return Veredito(False, f"{ERRO} {titulo_caso}: esperava uma matriz de forma {ref.shape}, veio {y.shape}.")
+        for errado, explicacao in _variantes_jacobiano(z, s):
+            if _perto(y, errado):
+                return Veredito(False, f"{ERRO} {explicacao}")
+        return Veredito(False, f"{ERRO} {titulo_caso}: esperava\n{_fmt(ref)}\nveio\n{_fmt(y)}")
+
+    z3 = np.array([1000.0, 1001.0, 999.0])
+    s3 = softmax(z3)
+    ref3 = np.diag(s3) - np.outer(s3, s3)
+    y3 = _array(_chamar(fn, "com escores grandes [1000, 1001, 999]", z3.copy()))
+    if y3 is None or y3.shape != ref3.shape or not np.all(np.isfinite(y3)):
+        return Veredito(False, f"{ERRO} Com escores grandes ([1000, 1001, 999]) o jacobiano saiu com NaN ou inf: "
+                               "exp(1000) estoura. Calcule s com uma softmax estável (subtraindo o máximo) antes "
+                               "de montar a matriz.")
+    if not _perto(y3, ref3):
+        return Veredito(False, f"{ERRO} Com escores grandes esperava\n{_fmt(ref3)}\nveio\n{_fmt(y3)}")
+    return Veredito(True, f"{OK} Correto! J = diag(s) − s sᵀ: positivo na diagonal, negativo fora dela e simétrico. "
+                          "Cada coluna soma 0 (os pesos sempre somam 1) e cada linha também (somar a mesma "
+                          "constante a todos os escores não muda os pesos).")

@@ -21,7 +21,6 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-
 #: Okabe–Ito: distinguíveis por quem tem daltonismo e legíveis num projetor.
 CORES = {
     "q": "#0072B2",  # azul: a query
@@ -180,6 +179,73 @@ def figura_produto_escalar(q: Sequence[float], k: Sequence[float], limite: float
 
 
 # === 04 · softmax ==============================================================================
+
+
+class FiguraSoftmax:
+    """Barras dos pesos ``s = softmax(z / T)`` e, opcionalmente, o mapa de calor do jacobiano.
+
+    ``ax_pesos`` recebe ``n`` barras (uma por escore), o valor de cada peso escrito em cima e uma
+    linha tracejada no peso uniforme ``1/n``. ``ax_jacobiano`` (ou ``None``) recebe a matriz
+    ``J[i, j] = ∂sᵢ/∂zⱼ`` com escala de cor fixa em ``[-0.25, 0.25]`` (os valores possíveis), para
+    que cores iguais signifiquem números iguais enquanto os sliders se movem; o valor vai escrito
+    em cada célula (sem barra de cores, que custaria tempo a cada redesenho do painel).
+    ``atualizar(pesos, jacobiano)`` só muda os dados dos artistas, nada é recriado.
+    """
+
+    def __init__(self, ax_pesos: Axes, n: int, ax_jacobiano: Axes | None = None):
+        self.n = n
+        idx = np.arange(n)
+        self.ax = ax_pesos
+        self.barras = ax_pesos.bar(idx, np.full(n, 1.0 / n), color=CORES["q"], width=0.65)
+        self.rotulos = [ax_pesos.text(i, 0, "", ha="center", va="bottom", fontsize=mpl.rcParams["font.size"] + 1)
+                        for i in idx]
+        ax_pesos.axhline(1.0 / n, color=CORES["neutro"], ls="--", lw=1.2, label=f"uniforme (1/{n})")
+        grande = mpl.rcParams["font.size"] + 2
+        ax_pesos.set_xticks(idx, [f"s{subscrito(i + 1)}" for i in idx], fontsize=grande)
+        ax_pesos.set_ylim(0, 1.3)  # a faixa acima de 1.1 fica para a legenda, longe dos rótulos das barras
+        ax_pesos.set_yticks(np.linspace(0, 1, 6))
+        ax_pesos.set_ylabel("peso")
+        ax_pesos.legend(loc="upper right", frameon=False)
+        self.titulo = ax_pesos.set_title("")
+        self.ax_jacobiano = ax_jacobiano
+        self.imagem = None
+        self.textos_j: list = []
+        if ax_jacobiano is not None:
+            mapa = "cividis" if mpl.rcParams["image.cmap"] == "cividis" else MAPA
+            self.imagem = ax_jacobiano.imshow(np.zeros((n, n)), cmap=mapa, vmin=-0.25, vmax=0.25)
+            ax_jacobiano.set_xticks(idx, [f"z{subscrito(j + 1)}" for j in idx], fontsize=grande)
+            ax_jacobiano.set_yticks(idx, [f"s{subscrito(i + 1)}" for i in idx], fontsize=grande)
+            ax_jacobiano.grid(False)
+            ax_jacobiano.set_title("jacobiano sᵢ(δᵢⱼ − sⱼ)")
+            self.textos_j = [[ax_jacobiano.text(j, i, "", ha="center", va="center") for j in idx] for i in idx]
+
+    def atualizar(self, pesos: ArrayLike, jacobiano: ArrayLike | None = None, titulo: str | None = None) -> None:
+        pesos = np.asarray(pesos, dtype=float)
+        i_max = int(np.argmax(pesos))
+        for i, (barra, rotulo, p) in enumerate(zip(self.barras, self.rotulos, pesos, strict=True)):
+            barra.set_height(p)
+            barra.set_color(CORES["destaque"] if i == i_max else CORES["q"])
+            rotulo.set_position((i, p + 0.015))
+            rotulo.set_text(f"{p:.3f}")
+        self.titulo.set_text(titulo if titulo is not None else f"pesos (soma = {pesos.sum():.3f})")
+        if self.imagem is not None and jacobiano is not None:
+            jac = np.asarray(jacobiano, dtype=float)
+            self.imagem.set_data(jac)
+            for i in range(self.n):
+                for j in range(self.n):
+                    valor = jac[i, j]
+                    texto = self.textos_j[i][j]
+                    texto.set_text(f"{valor:+.3f}".replace("+0.000", "0.000").replace("-0.000", "0.000"))
+                    texto.set_color("black" if valor > 0.05 else "white")
+
+
+_TABELA_SUBSCRITO = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def subscrito(i: int) -> str:
+    """``12`` → ``"₁₂"``: índices em rótulos de figuras e sliders."""
+    return str(i).translate(_TABELA_SUBSCRITO)
+
 
 
 # === 05 · soma ponderada =======================================================================

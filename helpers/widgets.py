@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 
 from . import plots
 
+
 def slider(descricao: str, valor: float, minimo: float, maximo: float, passo: float = 0.1, **kw: Any) -> W.FloatSlider:
     """Um ``FloatSlider`` com a descrição inteira visível e atualização contínua."""
     opcoes = dict(
@@ -88,7 +89,7 @@ class Painel(W.VBox):
 
     def definir(self, **valores: Any) -> dict[str, Any]:
         """Muda vários controles de uma vez (uma única atualização) e devolve o estado."""
-        for nome, c in self.controles.items():
+        for c in self.controles.values():
             c.unobserve(self._ao_mudar, names="value")
         try:
             for nome, valor in valores.items():
@@ -176,6 +177,73 @@ def painel_produto_escalar(
 
 
 # === 04 · softmax ==============================================================================
+
+
+def _jacobiano_softmax(s: np.ndarray) -> np.ndarray:
+    """``J[i, j] = ∂sᵢ/∂zⱼ = sᵢ(δᵢⱼ − sⱼ)``, isto é, ``diag(s) − s sᵀ`` (a partir dos pesos ``s``)."""
+    return np.diag(s) - np.outer(s, s)
+
+
+def painel_softmax(
+    escores: tuple[float, ...] = (0.707, 0.0, 0.354),
+    temperatura: float = 1.0,
+    *,
+    mostrar_jacobiano: bool = True,
+) -> Painel:
+    """Sliders para os escores ``z`` e a temperatura ``T``; barras de ``s = softmax(z / T)`` ao vivo.
+
+    O padrão são os escores escalados do exemplo resolvido (``q·kᵢ/√2``), cujos pesos são
+    ``(0.455, 0.225, 0.320)``. Embaixo: a soma dos pesos, o maior peso, a entropia
+    ``H = −Σ sᵢ ln sᵢ`` (``ln n`` na uniforme, 0 no argmax) e o maior ``|J[i, j]|`` do jacobiano
+    ``J[i, j] = sᵢ(δᵢⱼ − sⱼ)`` (em relação à entrada da softmax, ``z/T``), que vai a 0 quando um peso
+    vai a 1 (saturação). Com ``mostrar_jacobiano`` aparece também o mapa de calor de ``J``.
+    Estado: ``escores``, ``temperatura``, ``pesos``, ``soma``, ``peso_max``, ``entropia``,
+    ``entropia_max``, ``jacobiano``, ``jacobiano_max``.
+    """
+    from .attention import softmax  # import local: o topo do módulo é compartilhado
+
+    z0 = np.asarray(escores, dtype=float)
+    if z0.ndim != 1 or not 2 <= z0.size <= 6:
+        raise ValueError(f"painel_softmax aceita de 2 a 6 escores; recebi forma {z0.shape}.")
+    n = z0.size
+    if mostrar_jacobiano:
+        fig, axes = plots.nova_figura(8.8, 3.8, ncols=2)
+        fig.subplots_adjust(left=0.08, right=0.95, bottom=0.12, top=0.88, wspace=0.3)
+        figura = plots.FiguraSoftmax(axes[0, 0], n, axes[0, 1])
+    else:
+        fig, axes = plots.nova_figura(5.0, 3.8)
+        fig.subplots_adjust(left=0.14, right=0.96, bottom=0.12, top=0.88)
+        figura = plots.FiguraSoftmax(axes[0, 0], n)
+    controles: dict[str, W.ValueWidget] = {
+        f"z{i + 1}": slider(f"escore z{plots.subscrito(i + 1)}", float(z), -5.0, 5.0, 0.01) for i, z in enumerate(z0)
+    }
+    controles["temperatura"] = slider("temperatura T", temperatura, 0.1, 5.0, 0.05)
+
+    def calcular(v: dict[str, Any]) -> dict[str, Any]:
+        z = np.array([v[f"z{i + 1}"] for i in range(n)], dtype=float)
+        t = float(v["temperatura"])
+        s = softmax(z, temperature=t)
+        jac = _jacobiano_softmax(s)  # em relação à entrada da softmax, z/T (em relação a z: mais um fator 1/T)
+        positivos = s[s > 0]
+        entropia = float(-np.sum(positivos * np.log(positivos)))
+        soma = float(s.sum())
+        peso_max = float(s.max())
+        jac_max = float(np.abs(jac).max())
+        figura.atualizar(s, jac, titulo=f"s = softmax(z / T), T = {t:.2f}")
+        html = _tabela([
+            ("escores z", ", ".join(f"{x:.2f}" for x in z)),
+            ("pesos s", ", ".join(f"{x:.3f}" for x in s)),
+            ("soma dos pesos", f"{soma:.3f}"),
+            ("maior peso", f"{peso_max:.3f} (uniforme: 1/{n} = {1 / n:.3f})"),
+            ("entropia H = −Σ sᵢ ln sᵢ", f"{entropia:.3f} (uniforme: ln {n} = {math.log(n):.3f}; argmax: 0)"),
+            ("maior |sᵢ(δᵢⱼ − sⱼ)| no jacobiano", f"{jac_max:.3f} (nunca passa de 0.25; → 0 quando um peso → 1)"),
+        ])
+        return {"escores": z, "temperatura": t, "pesos": s, "soma": soma, "peso_max": peso_max,
+                "entropia": entropia, "entropia_max": math.log(n), "jacobiano": jac, "jacobiano_max": jac_max,
+                "html": html}
+
+    return Painel(fig, controles, calcular, titulo="Softmax: escores viram pesos positivos que somam 1")
+
 
 
 # === 05 · soma ponderada =======================================================================

@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 from helpers.attention import scaled_dot_product_attention, softmax
-from helpers.checks import check_attention, check_softmax
-
+from helpers.checks import check_attention, check_produto_escalar, check_softmax
 
 # --- softmax: a certa e as erradas --------------------------------------------------------------
 
@@ -213,8 +212,6 @@ def test_single_query_exercise_does_not_demand_matrices(capsys):
 
 
 # --- produto escalar (notebook 00) --------------------------------------------------------------
-
-from helpers.checks import check_produto_escalar  # noqa: E402
 
 
 def pe_ok(q, k):

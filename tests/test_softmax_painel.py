@@ -1,0 +1,252 @@
+"""Notebook 04: o painel da softmax segue a matemática e o corretor do jacobiano reconhece cada erro."""
+
+import math
+
+import numpy as np
+import pytest
+
+from helpers import widgets
+from helpers.checks import check_jacobiano_softmax, check_softmax
+
+# --- referência independente (não usa helpers.attention) --------------------------------------
+
+
+def _softmax_ref(z, t=1.0):
+    z = np.asarray(z, dtype=float) / t
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def _jacobiano_ref(s):
+    n = len(s)
+    return np.array([[s[i] * ((1.0 if i == j else 0.0) - s[j]) for j in range(n)] for i in range(n)])
+
+
+# --- painel_softmax ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def painel():
+    return widgets.painel_softmax()
+
+
+def test_estado_inicial_e_o_exemplo_resolvido(painel):
+    e = painel.estado
+    np.testing.assert_allclose(e["escores"], [0.707, 0.0, 0.354])
+    np.testing.assert_allclose(e["pesos"], [0.455, 0.225, 0.320], atol=5e-4)
+    assert e["soma"] == pytest.approx(1.0)
+    assert e["temperatura"] == 1.0
+    assert "0.455, 0.225, 0.320" in painel.texto.value
+    assert "soma dos pesos" in painel.texto.value
+
+
+def test_controles_existem_e_aceitam_extremos(painel):
+    assert list(painel.controles) == ["z1", "z2", "z3", "temperatura"]
+    for nome, c in painel.controles.items():
+        for valor in (c.min, c.max):
+            estado = painel.definir(**{nome: valor})
+            assert np.all(np.isfinite(estado["pesos"]))
+            assert estado["soma"] == pytest.approx(1.0)
+
+
+def test_slider_de_escore_muda_pesos_como_a_formula(painel):
+    png_antes = painel.imagem.value
+    painel.controles["z2"].value = 3.0  # move um slider de verdade (observe), sem definir()
+    e = painel.estado
+    esperado = _softmax_ref([0.707, 3.0, 0.354])
+    np.testing.assert_allclose(e["pesos"], esperado, rtol=1e-12)
+    assert int(np.argmax(e["pesos"])) == 1
+    assert painel.imagem.value != png_antes
+    assert f"{esperado[1]:.3f}" in painel.texto.value
+
+
+def test_temperatura_alta_tende_ao_uniforme(painel):
+    e1 = painel.definir(temperatura=1.0)
+    e5 = painel.definir(temperatura=5.0)
+    np.testing.assert_allclose(e5["pesos"], _softmax_ref([0.707, 0.0, 0.354], 5.0), rtol=1e-12)
+    # mais perto de 1/3 e com mais entropia que em T = 1
+    assert np.abs(e5["pesos"] - 1 / 3).max() < np.abs(e1["pesos"] - 1 / 3).max()
+    assert np.abs(e5["pesos"] - 1 / 3).max() < 0.03
+    assert e5["entropia"] > e1["entropia"]
+    assert e5["entropia"] == pytest.approx(math.log(3), abs=2e-3)
+    assert e5["entropia_max"] == pytest.approx(math.log(3))
+
+
+def test_temperatura_baixa_tende_ao_argmax_e_satura(painel):
+    e = painel.definir(z1=2.0, z2=0.0, z3=1.0, temperatura=0.1)
+    s = _softmax_ref([2.0, 0.0, 1.0], 0.1)
+    np.testing.assert_allclose(e["pesos"], s, rtol=1e-12)
+    assert e["peso_max"] > 0.9999
+    assert e["entropia"] < 1e-3
+    # saturação: o jacobiano some
+    assert e["jacobiano_max"] < 1e-3
+    assert e["jacobiano_max"] == pytest.approx(np.abs(_jacobiano_ref(s)).max())
+
+
+def test_somar_constante_nao_muda_os_pesos(painel):
+    antes = painel.definir(z1=0.5, z2=-1.0, z3=1.5)["pesos"].copy()
+    depois = painel.definir(z1=3.5, z2=2.0, z3=4.5)["pesos"]
+    np.testing.assert_allclose(depois, antes, rtol=1e-12)
+
+
+def test_jacobiano_do_estado(painel):
+    e = painel.definir(z1=1.0, z2=-2.0, z3=0.0, temperatura=2.0)
+    s = _softmax_ref([1.0, -2.0, 0.0], 2.0)
+    np.testing.assert_allclose(e["jacobiano"], _jacobiano_ref(s), atol=1e-14)
+    # a imagem do mapa de calor recebeu exatamente essa matriz
+    figura_imagem = painel.fig.axes[1].images[0]
+    np.testing.assert_allclose(np.asarray(figura_imagem.get_array()), _jacobiano_ref(s), atol=1e-14)
+    assert e["jacobiano_max"] <= 0.25
+    # escores iguais: uniforme, jacobiano no seu máximo 1/3·(1 − 1/3) = 2/9 na diagonal
+    e = painel.definir(z1=1.0, z2=1.0, z3=1.0)
+    np.testing.assert_allclose(e["pesos"], [1 / 3] * 3)
+    assert e["jacobiano_max"] == pytest.approx(2 / 9)
+    assert e["entropia"] == pytest.approx(math.log(3))
+
+
+def test_texto_acompanha_o_estado(painel):
+    e = painel.definir(z1=-5.0, z2=5.0, z3=0.0, temperatura=0.5)
+    assert f"{e['peso_max']:.3f}" in painel.texto.value
+    assert f"{e['entropia']:.3f}" in painel.texto.value
+    assert "-5.00, 5.00, 0.00" in painel.texto.value
+
+
+def test_variantes_do_painel():
+    p = widgets.painel_softmax(escores=(1.0, 2.0, 3.0, 4.0), temperatura=2.0, mostrar_jacobiano=False)
+    assert list(p.controles) == ["z1", "z2", "z3", "z4", "temperatura"]
+    np.testing.assert_allclose(p.estado["pesos"], _softmax_ref([1, 2, 3, 4], 2.0))
+    assert len(p.fig.axes) == 1
+    with pytest.raises(ValueError, match="de 2 a 6 escores"):
+        widgets.painel_softmax(escores=(1.0,))
+
+
+def test_painel_rapido(painel):
+    tempos = []
+    for i in range(15):
+        painel.controles["temperatura"].value = 0.1 + 0.3 * i
+        tempos.append(painel.ultimo_tempo_ms)
+    assert float(np.median(tempos)) < 200  # folga para máquinas lentas; a meta (≤ 50 ms) é medida à parte
+
+
+# --- corretor do jacobiano -----------------------------------------------------------------------
+
+
+def jac_ok(z):
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z.max())
+    s = e / e.sum()
+    return np.diag(s) - np.outer(s, s)
+
+
+def _s(z):
+    return _softmax_ref(z)
+
+
+def jac_so_diagonal_vetor(z):
+    s = _s(z)
+    return s * (1 - s)
+
+
+def jac_sem_outer(z):
+    return np.diag(_s(z))
+
+
+def jac_sem_delta(z):
+    s = _s(z)
+    return -np.outer(s, s)
+
+
+def jac_sinal_trocado(z):
+    s = _s(z)
+    return np.outer(s, s) - np.diag(s)
+
+
+def jac_sem_fator_si(z):
+    s = _s(z)
+    return np.eye(len(s)) - s[None, :]
+
+
+def jac_si_no_lugar_de_sj(z):
+    s = _s(z)
+    return s[:, None] * (np.eye(len(s)) - s[:, None])
+
+
+def jac_usa_z(z):
+    z = np.asarray(z, dtype=float)
+    return np.diag(z) - np.outer(z, z)
+
+
+def jac_instavel(z):
+    e = np.exp(z)
+    s = e / e.sum()
+    return np.diag(s) - np.outer(s, s)
+
+
+def jac_forma_errada(z):
+    return jac_ok(z).ravel()
+
+
+def jac_esqueleto(z):
+    raise NotImplementedError("complete aqui")
+
+
+def jac_qualquer(z):
+    return jac_ok(z) + 0.01
+
+
+CASOS_JACOBIANO = [
+    (jac_so_diagonal_vetor, "só a diagonal"),
+    (jac_sem_outer, "Faltou o termo −sᵢsⱼ"),
+    (jac_sem_delta, "Faltou o δᵢⱼ"),
+    (jac_sinal_trocado, "Sinal trocado"),
+    (jac_sem_fator_si, "Faltou multiplicar por sᵢ"),
+    (jac_si_no_lugar_de_sj, "usou sᵢ onde deveria estar sⱼ"),
+    (jac_usa_z, "escores z no lugar dos pesos s"),
+    (jac_instavel, "NaN ou inf"),
+    (jac_forma_errada, "esperava uma matriz de forma (3, 3), veio (9,)"),
+    (jac_qualquer, "esperava"),
+]
+
+
+def test_jacobiano_correto_aceito(capsys):
+    assert check_jacobiano_softmax(jac_ok) is True
+    assert "Correto" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("fn", "trecho"), CASOS_JACOBIANO, ids=[f.__name__ for f, _ in CASOS_JACOBIANO])
+def test_jacobiano_erros_reconhecidos(fn, trecho, capsys):
+    with np.errstate(all="ignore"):
+        assert check_jacobiano_softmax(fn) is False
+    saida = capsys.readouterr().out
+    assert "❌" in saida
+    assert trecho in saida
+
+
+def test_jacobiano_esqueleto(capsys):
+    assert check_jacobiano_softmax(jac_esqueleto) is False
+    assert "ainda não foi implementada" in capsys.readouterr().out
+
+
+def test_variantes_erradas_sao_distinguiveis():
+    """Cada variante errada precisa dar um número diferente da certa no primeiro caso, senão o
+    corretor não teria como reconhecê-la."""
+    z = np.array([0.707, 0.0, 0.354])
+    certo = jac_ok(z)
+    for fn, _ in CASOS_JACOBIANO:
+        if fn in (jac_instavel,):  # só falha com escores grandes
+            continue
+        y = np.asarray(fn(z))
+        assert y.shape != certo.shape or not np.allclose(y, certo), fn.__name__
+
+
+# --- o exercício 1 do notebook usa o corretor existente --------------------------------------------
+
+
+def test_solucao_do_exercicio_1_aceita(capsys):
+    def minha_softmax(x):
+        z = x - np.max(x, axis=-1, keepdims=True)
+        e = np.exp(z)
+        return e / np.sum(e, axis=-1, keepdims=True)
+
+    assert check_softmax(minha_softmax) is True
+    assert "Correto" in capsys.readouterr().out
