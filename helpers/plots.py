@@ -250,5 +250,167 @@ def subscrito(i: int) -> str:
 
 # === 05 · soma ponderada =======================================================================
 
+_SUB = "₁₂₃₄₅₆₇₈₉"
+
+
+def _rotular_ponta(rotulo, vetor: ArrayLike, pad: float, lado: int = 0) -> None:
+    """Põe o texto ``rotulo`` logo além da ponta de uma seta que sai da origem até ``vetor``.
+
+    ``pad`` é a folga em unidades de dados; ``lado=+1``/``-1`` desloca o rótulo para a
+    esquerda/direita da seta (centrado), senão o alinhamento segue a direção da seta.
+    """
+    x, y = float(vetor[0]), float(vetor[1])
+    norma = math.hypot(x, y)
+    ux, uy = (x / norma, y / norma) if norma > 1e-9 else (1.0, 0.0)
+    if lado:
+        rotulo.set_position((x + 1.3 * pad * ux - lado * pad * uy, y + 1.3 * pad * uy + lado * pad * ux))
+        rotulo.set_horizontalalignment("center")
+        rotulo.set_verticalalignment("center")
+    else:
+        rotulo.set_position((x + pad * ux, y + pad * uy))
+        rotulo.set_horizontalalignment("left" if ux > 0.4 else "right" if ux < -0.4 else "center")
+        rotulo.set_verticalalignment("bottom" if uy > 0.4 else "top" if uy < -0.4 else "center")
+
+
+class FiguraSomaPonderada:
+    """A atenção de uma query em três painéis lado a lado.
+
+    1. ``ax_keys``: a query ``q`` e as keys ``kᵢ`` (onde olhar);
+    2. ``ax_values``: os values ``vᵢ``, o triângulo que eles formam e a saída (o que se recupera),
+       com o caminho ``w₁v₁ → + w₂v₂ → + w₃v₃`` que leva da origem até ela;
+    3. ``ax_pesos``: os pesos em barras (somam 1), com o escore escalado ``q·kᵢ/√d`` de cada key.
+
+    A espessura de ``kᵢ`` e de ``vᵢ`` cresce com o peso ``wᵢ``. ``atualizar`` recebe os números já
+    calculados (por :func:`helpers.attention.scaled_dot_product_attention`); aqui só se desenha.
+    """
+
+    def __init__(self, ax_keys: Axes, ax_values: Axes, ax_pesos: Axes, n: int = 3,
+                 limite_keys: float = 2.3, limites_values: tuple[float, float] = (-2.0, 13.0)):
+        from matplotlib.patches import Polygon
+
+        self.n = n
+        fonte = mpl.rcParams["font.size"]
+        for ax, (lo, hi) in ((ax_keys, (-limite_keys, limite_keys)), (ax_values, limites_values)):
+            ax.set_xlim(lo, hi)
+            ax.set_ylim(lo, hi)
+            ax.set_aspect("equal")
+            ax.axhline(0, color=CORES["neutro"], lw=0.8)
+            ax.axvline(0, color=CORES["neutro"], lw=0.8)
+        # títulos com y fixo e poucos ticks: o desenho de textos é o que mais pesa a cada atualização
+        ax_keys.set_title("onde olhar: q e as keys", y=1.02)
+        ax_keys.set_xticks([-2, -1, 0, 1, 2] if limite_keys > 2 else [-1, 0, 1])
+        ax_keys.set_yticks(ax_keys.get_xticks())
+        passo = 5.0 if limites_values[1] - limites_values[0] <= 15 else 10.0
+        ticks_v = np.arange(math.ceil(limites_values[0] / passo), math.floor(limites_values[1] / passo) + 1) * passo
+        ax_values.set_xticks(ticks_v)
+        ax_values.set_yticks(ticks_v)
+        self.setas_k = [_seta(ax_keys, CORES["k"], f"k{_SUB[i]}") for i in range(n)]
+        self.seta_q = _seta(ax_keys, CORES["q"], "q")
+        self.pad_keys = 0.06 * 2 * limite_keys  # folga entre a ponta da seta e o rótulo (unid. de dados)
+        self.pad_values = 0.045 * (limites_values[1] - limites_values[0])
+        self.triangulo = Polygon(np.zeros((n, 2)), closed=True, facecolor=mpl.colors.to_rgba(CORES["v"], 0.12),
+                                 edgecolor=CORES["v"], lw=1, ls=":")
+        ax_values.add_patch(self.triangulo)
+        self.setas_v = [_seta(ax_values, CORES["v"], f"v{_SUB[i]}") for i in range(n)]
+        self.caminho, = ax_values.plot([], [], color=CORES["neutro"], ls="--", lw=1.5, marker="o", ms=4,
+                                       label="w₁v₁ + w₂v₂ + w₃v₃" if n == 3 else "Σ wᵢvᵢ")
+        self.seta_saida = _seta(ax_values, CORES["saida"], "saída")
+        self.titulo_values = ax_values.set_title("", y=1.02)
+
+        x = np.arange(n)
+        self.barras = ax_pesos.bar(x, np.zeros(n), width=0.6, color=CORES["k"], alpha=0.85)
+        ax_pesos.axhline(1 / n, color=CORES["neutro"], ls="--", lw=1.2)  # a média simples: todos iguais
+        ax_pesos.set_xlim(-0.6, n - 0.4)
+        ax_pesos.set_ylim(0, 1.05)
+        ax_pesos.set_xticks(x, [f"k{_SUB[i]}/v{_SUB[i]}" for i in range(n)])
+        ax_pesos.set_yticks([0, 1 / n, 1], ["0", f"1/{n}", "1"])
+        ax_pesos.grid(axis="x", visible=False)
+        ax_pesos.set_title("pesos wᵢ (somam 1)", y=1.02)
+        self.textos_peso = [ax_pesos.text(i, 0, "", ha="center", va="bottom", fontweight="bold") for i in range(n)]
+        trans = ax_pesos.get_xaxis_transform()  # x em dados, y em fração do eixo
+        self.textos_escore = [ax_pesos.text(i, -0.13, "", ha="center", va="top", transform=trans, clip_on=False,
+                                            color=CORES["neutro"], fontsize=fonte) for i in range(n)]
+        ax_pesos.text(-0.6, -0.13, "q·k/√d:", ha="right", va="top", transform=trans, clip_on=False,
+                      color=CORES["neutro"], fontsize=fonte)
+
+    @staticmethod
+    def _mover(seta_rotulo, vetor: np.ndarray, pad: float, largura: float | None = None, lado: int = 0) -> None:
+        """Leva a seta até ``vetor`` e o rótulo para logo além da ponta.
+
+        ``lado=+1``/``-1`` desloca o rótulo para a esquerda/direita da seta: as keys vão para um lado
+        e a query para o outro, e os rótulos não se cobrem quando q coincide com uma key.
+        """
+        seta, rotulo = seta_rotulo
+        seta.xy = (float(vetor[0]), float(vetor[1]))
+        _rotular_ponta(rotulo, vetor, pad, lado)
+        if largura is not None:
+            seta.arrow_patch.set_linewidth(largura)
+
+    def atualizar(self, q: ArrayLike, K: ArrayLike, V: ArrayLike, escalados: ArrayLike, pesos: ArrayLike,
+                  saida: ArrayLike) -> None:
+        q, K, V = (np.asarray(a, dtype=float) for a in (q, K, V))
+        escalados, pesos, saida = (np.asarray(a, dtype=float) for a in (escalados, pesos, saida))
+        self._mover(self.seta_q, q, self.pad_keys, lado=-1)
+        for i in range(self.n):
+            largura = 1.0 + 6.0 * float(pesos[i])
+            self._mover(self.setas_k[i], K[i], self.pad_keys, largura, lado=1)
+            self._mover(self.setas_v[i], V[i], self.pad_values, largura)
+            self.barras[i].set_height(pesos[i])
+            self.textos_peso[i].set_position((i, pesos[i] + 0.01))
+            self.textos_peso[i].set_text(f"{pesos[i]:.3f}")
+            self.textos_escore[i].set_text(f"{escalados[i]:.2f}")
+        self.triangulo.set_xy(V)
+        passos = np.vstack([np.zeros(2), np.cumsum(pesos[:, None] * V, axis=0)])
+        self.caminho.set_data(passos[:, 0], passos[:, 1])
+        self._mover(self.seta_saida, saida, self.pad_values)
+        self.titulo_values.set_text(f"saída = ({saida[0]:.2f}, {saida[1]:.2f})")
+
+
+def figura_caminho_da_saida(K: ArrayLike, V: ArrayLike, comprimentos: Sequence[float] = (1.0, 3.0),
+                            limites: tuple[float, float] = (-1.5, 11.5), ax: Axes | None = None) -> Figure:
+    """Gira uma query de comprimento fixo por todas as direções e desenha por onde a saída passa.
+
+    Uma curva por comprimento de ``q``; os values e o triângulo deles ao fundo. A conta vem de
+    :func:`helpers.attention.scaled_dot_product_attention` (todas as direções de uma vez).
+    Com ``ax`` (por exemplo, de ``plt.subplots``) desenha nele; senão cria uma ``Figure`` própria.
+    Devolve a ``Figure``.
+    """
+    from matplotlib.patches import Polygon
+    from matplotlib.ticker import MultipleLocator
+
+    from .attention import scaled_dot_product_attention
+
+    K = np.asarray(K, dtype=float)
+    V = np.asarray(V, dtype=float)
+    if ax is None:
+        fig, axes = nova_figura(7.5, 5.0)
+        fig.subplots_adjust(left=0.08, right=0.62, bottom=0.1, top=0.9)
+        ax = axes[0, 0]
+    ax.set_xlim(*limites)
+    ax.set_ylim(*limites)
+    ax.set_aspect("equal")
+    ax.xaxis.set_major_locator(MultipleLocator(5))
+    ax.yaxis.set_major_locator(MultipleLocator(5))
+    ax.add_patch(Polygon(V, closed=True, facecolor=CORES["v"], alpha=0.12, edgecolor=CORES["v"],
+                         label="triângulo dos values"))
+    for i, v in enumerate(V):
+        ax.annotate("", xy=tuple(v), xytext=(0, 0),
+                    arrowprops=dict(arrowstyle="-|>", color=CORES["v"], lw=2.5, mutation_scale=20))
+        rotulo = ax.text(0, 0, f"v{_SUB[i]}", color=CORES["v"], fontweight="bold",
+                         fontsize=mpl.rcParams["font.size"] + 3)
+        _rotular_ponta(rotulo, v, 0.04 * (limites[1] - limites[0]))
+    angulos = np.linspace(0, 2 * np.pi, 361)
+    direcoes = np.stack([np.cos(angulos), np.sin(angulos)], axis=1)
+    estilos = ["-", "--", ":", "-."]
+    for j, comp in enumerate(comprimentos):
+        saidas, _ = scaled_dot_product_attention(comp * direcoes, K, V)
+        ax.plot(saidas[:, 0], saidas[:, 1], color=CORES["saida"], ls=estilos[j % 4], lw=2.5,
+                label=f"saídas com |q| = {comp:g}")
+    media = V.mean(axis=0)
+    ax.plot(*media, "o", color=CORES["neutro"], ms=8, label="média simples\ndos values")
+    ax.set_title("q gira 360°: por onde passa a saída")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+    return ax.figure
+
 
 modo_padrao()

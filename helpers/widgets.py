@@ -248,4 +248,100 @@ def painel_softmax(
 
 # === 05 · soma ponderada =======================================================================
 
+_SUB05 = "₁₂₃"
+#: o exemplo resolvido do texto-base (exemplos 1 e 2)
+_Q05 = (1.0, 0.0)
+_K05 = ((1.0, 0.0), (0.0, 1.0), (0.5, 0.5))
+_V05 = ((10.0, 0.0), (0.0, 10.0), (5.0, 5.0))
 
+
+def _par(x: np.ndarray) -> str:
+    return f"({x[0]:.2f}, {x[1]:.2f})"
+
+
+def _html_soma_ponderada(q: np.ndarray, K: np.ndarray, V: np.ndarray, escores: np.ndarray,
+                         escalados: np.ndarray, pesos: np.ndarray, saida: np.ndarray) -> str:
+    """A tabela passo a passo (escore → ÷√d → exp → peso → peso·value) e a saída."""
+    d = K.shape[1]
+    expo = np.exp(escalados)  # só para mostrar; os pesos vêm de helpers.attention
+    cab = ["", "kᵢ", "q·kᵢ", f"÷√{d}", "e^(…)", "peso wᵢ", "vᵢ", "wᵢ·vᵢ"]
+    estilo = "style='padding:0 0.7em;text-align:right'"
+    linhas = ["<tr>" + "".join(f"<th {estilo}>{c}</th>" for c in cab) + "</tr>"]
+    for i in range(len(K)):
+        celulas = [f"<b>{i + 1}</b>", _par(K[i]), f"{escores[i]:.3f}", f"{escalados[i]:.3f}", f"{expo[i]:.3f}",
+                   f"<b>{pesos[i]:.4f}</b>", _par(V[i]), _par(pesos[i] * V[i])]
+        linhas.append("<tr>" + "".join(f"<td {estilo}>{c}</td>" for c in celulas) + "</tr>")
+    total = ["<b>soma</b>", "", "", "", f"{expo.sum():.3f}", f"{pesos.sum():.4f}", "",
+             f"<b style='color:{plots.CORES['saida']}'>{_par(saida)}</b>"]
+    linhas.append("<tr style='border-top:1px solid #888'>" + "".join(f"<td {estilo}>{c}</td>" for c in total) + "</tr>")
+    return (f"<div style='font-size:1.1em'>q = {_par(q)} · d = {d} · √d ≈ {math.sqrt(d):.3f}"
+            f"<table>{''.join(linhas)}</table>"
+            f"saída = Σ wᵢ·vᵢ = <b>{_par(saida)}</b>"
+            "<div style='color:#555;font-size:0.9em'>Na figura: setas mais grossas = peso maior; no meio, a área "
+            "verde (contorno pontilhado) é onde a saída pode cair e o tracejado cinza é o caminho "
+            "w₁v₁ → + w₂v₂ → + w₃v₃ até ela; à direita, a linha tracejada marca 1/3 (a média simples).</div></div>")
+
+
+def _painel_soma(q: Any, K: Any, V: Any, mover: str) -> Painel:
+    from .attention import scaled_dot_product_attention
+
+    q0 = np.asarray(q, dtype=float)
+    K0 = np.asarray(K, dtype=float)
+    V0 = np.asarray(V, dtype=float)
+    if q0.shape != (2,) or K0.shape != (3, 2) or V0.shape != (3, 2):
+        raise ValueError(f"o painel usa q (2,), K (3, 2) e V (3, 2); recebi q {q0.shape}, K {K0.shape} e V {V0.shape}.")
+    fig, axes = plots.nova_figura(9.0, 3.6, ncols=3)
+    fig.subplots_adjust(left=0.04, right=0.98, bottom=0.2, top=0.9, wspace=0.3)
+    limites = (-2.0, 13.0) if mover == "keys" else (-13.0, 15.0)  # folga para os rótulos
+    figura = plots.FiguraSomaPonderada(*axes[0], limites_values=limites)
+    controles: dict[str, W.ValueWidget] = {}
+    if mover == "keys":
+        controles["q_x"] = slider("q: x", q0[0], -2, 2, 0.1)
+        controles["q_y"] = slider("q: y", q0[1], -2, 2, 0.1)
+        for i in range(3):
+            controles[f"k{i + 1}_x"] = slider(f"k{_SUB05[i]}: x", K0[i, 0], -2, 2, 0.1)
+            controles[f"k{i + 1}_y"] = slider(f"k{_SUB05[i]}: y", K0[i, 1], -2, 2, 0.1)
+    else:
+        for i in range(3):
+            controles[f"v{i + 1}_x"] = slider(f"v{_SUB05[i]}: x", V0[i, 0], -10, 10, 0.5)
+            controles[f"v{i + 1}_y"] = slider(f"v{_SUB05[i]}: y", V0[i, 1], -10, 10, 0.5)
+
+    def calcular(val: dict[str, Any]) -> dict[str, Any]:
+        qv, Kv, Vv = q0.copy(), K0.copy(), V0.copy()
+        if mover == "keys":
+            qv = np.array([val["q_x"], val["q_y"]], dtype=float)
+            Kv = np.array([[val[f"k{i}_x"], val[f"k{i}_y"]] for i in (1, 2, 3)], dtype=float)
+        else:
+            Vv = np.array([[val[f"v{i}_x"], val[f"v{i}_y"]] for i in (1, 2, 3)], dtype=float)
+        saida, pesos = scaled_dot_product_attention(qv, Kv, Vv)
+        escores = Kv @ qv
+        escalados = escores / math.sqrt(Kv.shape[1])
+        figura.atualizar(qv, Kv, Vv, escalados, pesos, saida)
+        html = _html_soma_ponderada(qv, Kv, Vv, escores, escalados, pesos, saida)
+        return {"q": qv, "K": Kv, "V": Vv, "escores": escores, "escalados": escalados, "pesos": pesos,
+                "contribuicoes": pesos[:, None] * Vv, "saida": saida, "html": html}
+
+    titulo = ("Mova q e as keys: os pesos mudam e a saída passeia entre os values" if mover == "keys"
+              else "Mova os values: a saída muda, os pesos não")
+    return Painel(fig, controles, calcular, titulo=titulo)
+
+
+def painel_soma_ponderada(q: Any = _Q05, keys: Any = _K05, values: Any = _V05) -> Painel:
+    """A atenção de uma query contra três keys, com sliders para ``q`` e cada ``kᵢ`` (x e y).
+
+    Padrão: o exemplo resolvido (q = (1, 0); k₁ = (1, 0), k₂ = (0, 1), k₃ = (0.5, 0.5);
+    v₁ = (10, 0), v₂ = (0, 10), v₃ = (5, 5)). Os values ficam fixos. Mostra q e as keys, os values
+    com a saída, as barras dos pesos e a tabela passo a passo.
+    Estado: ``q`` (2,), ``K`` (3, 2), ``V`` (3, 2), ``escores`` (q·kᵢ), ``escalados`` (÷√d),
+    ``pesos`` (3,), ``contribuicoes`` (3, 2) = wᵢ·vᵢ, ``saida`` (2,).
+    """
+    return _painel_soma(q, keys, values, "keys")
+
+
+def painel_soma_ponderada_values(q: Any = _Q05, keys: Any = _K05, values: Any = _V05) -> Painel:
+    """O mesmo exemplo, mas com sliders para os **values** (q e as keys ficam fixos).
+
+    Mostra que as keys decidem onde olhar (os pesos não mudam quando um value muda) e os values
+    decidem o que é recuperado (a saída muda). Estado igual ao de :func:`painel_soma_ponderada`.
+    """
+    return _painel_soma(q, keys, values, "values")
