@@ -399,6 +399,113 @@ def _veredito_produto_escalar(fn: Callable[[np.ndarray, np.ndarray], Any]) -> Ve
 # === 01 · gargalo recorrente ===================================================================
 
 
+def check_passo_rnn(fn: Callable[..., Any]) -> bool:
+    """Confere um passo de RNN ``fn(h, x, W_h, W_x, b)`` = ``tanh(W_h h + W_x x + b)``, forma ``(n,)``.
+
+    Casos: o exemplo pequeno do notebook (``n = 2``, ``d = 3``, ``x`` *one-hot*) e um caso
+    aleatório (``n = 3``, ``d = 4``). Reconhece: faltou o ``tanh``; outra não linearidade (sigmoide,
+    ReLU); ``tanh`` só em parte da soma; faltou o viés ``b``; faltou o estado anterior (``W_h h``)
+    ou a entrada (``W_x x``); ``W_h`` transposta (ou ``h @ W_h``); somou o ``h`` antigo;
+    ``*`` em vez de ``@``; e as matrizes trocadas (o erro de forma é explicado).
+    """
+    nome = getattr(fn, "__name__", "sua função")
+    return rodar_checagem(lambda: _veredito_passo_rnn(fn), nome)
+
+
+def _casos_passo_rnn() -> list[tuple[str, tuple[np.ndarray, ...]]]:
+    h = np.array([0.5, -1.0])
+    x = np.array([0.0, 1.0, 0.0])
+    W_h = np.array([[0.5, -0.2], [0.3, 0.8]])
+    W_x = np.array([[1.0, -1.0, 0.5], [0.0, 2.0, -0.5]])
+    b = np.array([0.1, -0.1])
+    rng = np.random.default_rng(11)
+    aleatorio = (rng.normal(size=3), rng.normal(size=4), rng.normal(size=(3, 3)), rng.normal(size=(3, 4)),
+                 rng.normal(size=3))
+    return [
+        ("no exemplo pequeno (n = 2, d = 3)", (h, x, W_h, W_x, b)),
+        ("num caso aleatório (n = 3, d = 4)", aleatorio),
+    ]
+
+
+def _variantes_passo_rnn(h: np.ndarray, x: np.ndarray, W_h: np.ndarray, W_x: np.ndarray,
+                         b: np.ndarray) -> list[tuple[np.ndarray, str]]:
+    pre = W_h @ h + W_x @ x + b
+    return [
+        (pre, "Faltou o tanh: W_h h + W_x x + b é só a soma; o novo estado é tanh(dessa soma). O tanh "
+              "mantém cada número entre -1 e 1 — sem ele, o estado pode crescer sem limite passo após passo."),
+        (1 / (1 + np.exp(-pre)), "Você usou a sigmoide, 1/(1 + e^(-z)), no lugar do tanh. As duas têm forma de S, "
+                                  "mas a sigmoide vai de 0 a 1 e o tanh de -1 a 1 (o estado pode ser negativo)."),
+        (np.maximum(pre, 0), "Você usou ReLU, max(0, z), no lugar do tanh."),
+        (np.tanh(W_h @ h + W_x @ x), "Faltou o viés b: some b antes do tanh — tanh(W_h h + W_x x + b)."),
+        (np.tanh(W_h @ h + W_x @ x) + b, "O viés b ficou fora do tanh: ele entra na soma, antes — tanh(W_h h + W_x x + b)."),
+        (np.tanh(W_h @ h) + W_x @ x + b, "O tanh ficou só em W_h h: ele se aplica à soma inteira, "
+                                           "tanh(W_h h + W_x x + b)."),
+        (np.tanh(W_x @ x + b), "Faltou o estado anterior: sem W_h h o passo ignora tudo o que veio antes — "
+                                "não há memória nenhuma. O novo estado depende de h e de x."),
+        (np.tanh(W_h @ h + b), "Faltou a entrada: sem W_x x o token atual nunca entra no estado."),
+        (np.tanh(W_h.T @ h + W_x @ x + b), "W_h entrou transposta (por exemplo h @ W_h): a convenção aqui é "
+                                             "matriz @ vetor, W_h @ h, em que a linha i de W_h diz como o "
+                                             "novo h[i] depende do estado antigo."),
+        (h + np.tanh(pre), "Você somou o estado antigo ao resultado (h + tanh(…)). Na RNN simples o novo "
+                           "estado é só tanh(W_h h + W_x x + b) — ele substitui o antigo."),
+    ]
+
+
+def _explica_forma_rnn(fn: Callable[..., Any], exc: _Excecao) -> Veredito:
+    """Um erro de forma: confere num caso quadrado (n = d) se as matrizes foram trocadas."""
+    n = 2
+    rng = np.random.default_rng(5)
+    h, x, W_h, W_x, b = rng.normal(size=n), rng.normal(size=n), rng.normal(size=(n, n)), rng.normal(size=(n, n)), rng.normal(size=n)
+    formas = ("Lembre as formas: h (n,), x (d,), W_h (n, n), W_x (n, d), b (n,). W_h multiplica o estado "
+              "(W_h @ h: (n, n) @ (n,) → (n,)) e W_x multiplica o token (W_x @ x: (n, d) @ (d,) → (n,)).")
+    try:
+        y = _array(_chamar(fn, "num caso quadrado (n = d = 2)", h, x, W_h, W_x, b))
+    except (_Excecao, _NaoImplementado):
+        y = None
+    if _perto(y, np.tanh(W_x @ h + W_h @ x + b)):
+        return Veredito(False, f"{ERRO} Você trocou as matrizes: usou W_x com o estado h e W_h com o token x. "
+                               f"No exemplo (n = 2, d = 3) isso nem roda — numpy reclamou: {exc.original}. "
+                               + formas)
+    if _perto(y, np.tanh(h @ W_h + x @ W_x + b)):
+        return Veredito(False, f"{ERRO} Você escreveu o vetor à esquerda (h @ W_h, x @ W_x), a convenção de "
+                               f"vetor-linha. Aqui a matriz vem à esquerda: W_h @ h e W_x @ x. No exemplo "
+                               f"(n = 2, d = 3) numpy reclamou: {exc.original}. " + formas)
+    return Veredito(False, f"{ERRO} Erro de forma {exc.caso}: {exc.original}\n" + formas
+                    + " Confira qual matriz multiplica qual vetor e a ordem dos fatores (matriz @ vetor).")
+
+
+def _veredito_passo_rnn(fn: Callable[..., Any]) -> Veredito:
+    for caso, args in _casos_passo_rnn():
+        h, x, W_h, W_x, b = args
+        certo = np.tanh(W_h @ h + W_x @ x + b)
+        try:
+            y = _array(_chamar(fn, caso, *(a.copy() for a in args)))
+        except _Excecao as exc:
+            texto = str(exc.original)
+            if isinstance(exc.original, ValueError) and any(
+                    p in texto for p in ("matmul", "shapes", "aligned", "broadcast", "mismatch")):
+                return _explica_forma_rnn(fn, exc)
+            raise
+        if _perto(y, certo):
+            continue
+        n = h.shape[0]
+        if y is not None and y.shape == (n, n):
+            return Veredito(False, f"{ERRO} {caso[0].upper() + caso[1:]}: h_novo veio com forma {y.shape}, mas "
+                                   f"deveria ser ({n},), o mesmo tamanho de h. Você usou * (elemento a elemento) "
+                                   "em vez de @ (produto matriz-vetor)?")
+        if y is None or y.shape != (n,):
+            forma = None if y is None else y.shape
+            return Veredito(False, f"{ERRO} {caso[0].upper() + caso[1:]}: h_novo deveria ter forma ({n},) — o "
+                                   f"mesmo tamanho de h, sempre —, mas veio {forma}.")
+        for errado, explicacao in _variantes_passo_rnn(h, x, W_h, W_x, b):
+            if _perto(y, errado):
+                return Veredito(False, f"{ERRO} {explicacao}")
+        return Veredito(False, f"{ERRO} {caso[0].upper() + caso[1:]}: esperava {_fmt(certo)}, veio {_fmt(y)}.")
+    h, x, W_h, W_x, b = _casos_passo_rnn()[0][1]
+    return Veredito(True, f"{OK} Correto! h_novo = tanh(W_h h + W_x x + b). No exemplo pequeno: "
+                          f"{_fmt(np.tanh(W_h @ h + W_x @ x + b))} — ainda 2 números, como o h de antes.")
+
+
 # === 02 · produto escalar =======================================================================
 
 

@@ -81,6 +81,27 @@ def modo_apresentacao() -> None:
     mpl.rcParams.update(_ESTILO_APRESENTACAO)
 
 
+class _Apresentacao:
+    """O estilo de apresentação só dentro de um bloco ``with`` (veja :func:`apresentacao`)."""
+
+    def __enter__(self) -> None:
+        self._antes = {chave: mpl.rcParams[chave] for chave in _ORIGINAL}
+        modo_apresentacao()
+
+    def __exit__(self, *_erro: object) -> None:
+        mpl.rcParams.update(self._antes)
+
+
+def apresentacao() -> _Apresentacao:
+    """Estilo de apresentação só para o que for criado dentro do bloco; depois volta ao que estava::
+
+        with plots.apresentacao():
+            painel = widgets.painel_softmax()   # este painel fica com letras e linhas grandes
+        painel
+    """
+    return _Apresentacao()
+
+
 def nova_figura(largura: float = 8.0, altura: float = 4.0, ncols: int = 1, nrows: int = 1) -> tuple[Figure, np.ndarray]:
     """Uma ``Figure`` fora do pyplot (não aparece sozinha) e seus eixos ``(nrows, ncols)``."""
     fig = Figure(figsize=(largura, altura))
@@ -170,6 +191,104 @@ def figura_produto_escalar(q: Sequence[float], k: Sequence[float], limite: float
 
 
 # === 01 · gargalo recorrente ===================================================================
+# As acurácias vêm de helpers.recurrent.memory_grid (um MemoryGrid); aqui só se desenha.
+
+#: cor de cada leitor no notebook 01
+CORES_GARGALO = {"rnn": CORES["q"], "porta": CORES["destaque"], "atencao": CORES["saida"], "acaso": CORES["neutro"]}
+
+
+def _eixo_acuracia(ax: Axes, acaso: float, rotulo: bool = True) -> None:
+    ax.set_ylim(0, 1.08)
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
+    ax.set_ylabel("acurácia ao ler o 1º token")
+    ax.axhline(acaso, color=CORES_GARGALO["acaso"], ls="--", lw=1.5,
+               label=f"acaso (1/{round(1 / acaso)})" if rotulo else None)
+
+
+class FiguraGargalo:
+    """Painel do notebook 01: acurácia × comprimento ``T`` para um tamanho de estado ``n`` — RNN tanh,
+    RNN com porta, atenção e o acaso — com o comprimento escolhido marcado; a legenda traz os valores.
+
+    ``atualizar(rnn, porta, atencao, comprimento, tamanho)`` recebe as curvas ``(L,)`` já medidas
+    para esse ``n`` (``L = comprimento_max``). Poucos textos de propósito: desenhar texto é o que
+    mais custa num redesenho.
+    """
+
+    _ROTULOS = {"atencao": "atenção", "porta": "RNN com porta", "rnn": "RNN tanh"}
+
+    def __init__(self, ax: Axes, comprimento_max: int, acaso: float):
+        self.ax = ax
+        x = np.arange(1, comprimento_max + 1)
+        vazio = np.zeros(comprimento_max)
+        ax.set_xlim(0.5, comprimento_max + 0.5)
+        ax.set_xticks([1, *range(10, comprimento_max + 1, 10)])
+        ax.set_xlabel("comprimento da sequência T (tokens)")
+        _eixo_acuracia(ax, acaso)
+        self.linhas = {}
+        for chave, estilo in (("atencao", "-"), ("porta", "-."), ("rnn", "-")):
+            self.linhas[chave], = ax.plot(x, vazio, color=CORES_GARGALO[chave], ls=estilo, label=self._ROTULOS[chave])
+        self.marca = ax.axvline(1, color=CORES["neutro"], lw=1, alpha=0.7)
+        self.pontos, = ax.plot([], [], "o", color="black", ms=6, zorder=5)
+        legenda = ax.legend(loc="upper right", bbox_to_anchor=(1.0, 0.9), framealpha=0.9, edgecolor="none")
+        # a ordem da legenda é a ordem dos plots: acaso, atenção, porta, tanh
+        self.textos_legenda = dict(zip(("acaso", "atencao", "porta", "rnn"), legenda.get_texts()))
+        self.textos_legenda["acaso"].set_text(f"acaso (1/{round(1 / acaso)}): {acaso:.3f}")
+        self.titulo = ax.set_title("")
+
+    def atualizar(self, rnn: ArrayLike, porta: ArrayLike, atencao: ArrayLike, comprimento: int, tamanho: int) -> None:
+        curvas = {"atencao": np.asarray(atencao, dtype=float), "porta": np.asarray(porta, dtype=float),
+                  "rnn": np.asarray(rnn, dtype=float)}
+        T = int(comprimento)
+        for chave, y in curvas.items():
+            self.linhas[chave].set_ydata(y)
+            self.textos_legenda[chave].set_text(f"{self._ROTULOS[chave]}: {y[T - 1]:.2f}")
+        self.marca.set_xdata([T, T])
+        self.pontos.set_data([T] * 3, [float(y[T - 1]) for y in curvas.values()])
+        self.titulo.set_text(f"acurácia depois de T = {T} tokens, com um estado de n = {tamanho} números")
+
+
+def desenhar_gargalo_comprimento(
+    ax: Axes, grade, tamanhos: Sequence[int] = (8, 32, 128), *, tanh: bool = True, porta: bool = False,
+    atencao: bool = False,
+) -> None:
+    """Acurácia × comprimento ``T`` para alguns tamanhos de estado ``n``: RNN tanh (azuis, linha
+    cheia; mais escuro = maior), RNN com porta (laranjas, traço-ponto), atenção (rosa) e o acaso.
+
+    ``grade``: um :class:`helpers.recurrent.MemoryGrid`; ``tanh``, ``porta``, ``atencao`` escolhem as
+    curvas. Uso: ``fig, ax = plt.subplots(figsize=(8.5, 4.2))``, esta função, ``plt.show()``.
+    """
+    _eixo_acuracia(ax, grade.chance)
+    familias = []
+    if tanh:
+        familias.append(("tanh", grade.tanh, "Blues", "-"))
+    if porta:
+        familias.append(("com porta", grade.gated, "Oranges", "-."))
+    for nome, curvas, mapa, estilo in familias:
+        tons = mpl.colormaps[mapa](np.linspace(0.5, 1.0, len(tamanhos)))
+        for cor, n in zip(tons, tamanhos):
+            i, _ = grade.index(1, n)
+            ax.plot(grade.lengths, curvas[i], color=cor, ls=estilo, marker="o", ms=3.5, label=f"RNN {nome}, n = {n}")
+    if atencao:
+        ax.plot(grade.lengths, grade.attention, color=CORES_GARGALO["atencao"], lw=3, label="atenção (lê a posição 0)")
+    ax.set_xlim(0.5, len(grade.lengths) + 0.5)
+    ax.set_xlabel("comprimento da sequência T (tokens)")
+    ax.set_title("Quanto do 1º token ainda se lê depois de T tokens")
+    ax.legend(loc="center right", frameon=False, fontsize=10)
+
+
+def desenhar_gargalo_tamanho(ax: Axes, grade, comprimentos: Sequence[int] = (3, 6, 12, 24)) -> None:
+    """Acurácia da RNN tanh × tamanho do estado ``n`` (eixo em escala log₂), uma curva por comprimento ``T``."""
+    tons = mpl.colormaps[MAPA](np.linspace(0.0, 0.85, len(comprimentos)))
+    for cor, T in zip(tons, comprimentos):
+        _, j = grade.index(T, int(grade.sizes[0]))
+        ax.plot(grade.sizes, grade.tanh[:, j], color=cor, marker="o", label=f"T = {T}")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(grade.sizes, [str(n) for n in grade.sizes])
+    ax.minorticks_off()
+    _eixo_acuracia(ax, grade.chance)
+    ax.set_xlabel("tamanho do estado oculto n (números)")
+    ax.set_title("RNN tanh: um estado maior ajuda, mas só adia o esquecimento")
+    ax.legend(loc="upper left", frameon=False, fontsize=10)
 
 
 # === 02 · produto escalar: ranking de keys ====================================================

@@ -170,6 +170,61 @@ def painel_produto_escalar(
 # === 01 · gargalo recorrente ===================================================================
 
 
+def painel_gargalo(comprimento: int = 8, tamanho_estado: int = 32) -> Painel:
+    """Quanto do 1º token ainda se lê depois de ``T`` tokens: RNN tanh, RNN com porta e atenção.
+
+    Sliders: ``comprimento`` (``T`` de 1 a 40) e ``tamanho_estado`` (``n`` em 4, 8, …, 128). As
+    acurácias são medidas de verdade por :func:`helpers.recurrent.memory_grid` (leitura ridge em
+    1500 sequências, teste em 500 nunca vistas), uma vez por sessão (cerca de 1 s); mover um slider
+    só consulta a grade e redesenha. Estado: ``comprimento``, ``tamanho_estado``, ``acc_rnn``,
+    ``acc_porta``, ``acc_atencao``, ``acaso``, ``margem`` (3 desvios do acaso) e os vereditos
+    ``rnn_acima_do_acaso``, ``porta_acima_do_acaso``.
+    """
+    from . import recurrent
+
+    grade = recurrent.memory_grid()
+    tamanhos = [int(n) for n in grade.sizes]
+    if tamanho_estado not in tamanhos:
+        raise ValueError(f"tamanho_estado precisa ser um de {tamanhos}; recebi {tamanho_estado!r}.")
+    fig, axes = plots.nova_figura(7.6, 3.6)
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9)
+    figura = plots.FiguraGargalo(axes[0, 0], len(grade.lengths), grade.chance)
+    controles: dict[str, W.ValueWidget] = {
+        "comprimento": W.IntSlider(
+            value=comprimento, min=1, max=len(grade.lengths), step=1, description="comprimento T (tokens)",
+            continuous_update=True, style={"description_width": "initial"}, layout=W.Layout(width="320px"),
+        ),
+        "tamanho_estado": W.SelectionSlider(
+            options=tamanhos, value=tamanho_estado, description="tamanho do estado n",
+            continuous_update=True, style={"description_width": "initial"}, layout=W.Layout(width="320px"),
+        ),
+    }
+
+    def veredito(acc: float) -> str:
+        return "acima do acaso" if acc > grade.chance + grade.chance_margin else "no nível do acaso"
+
+    def calcular(v: dict[str, Any]) -> dict[str, Any]:
+        T, n = int(v["comprimento"]), int(v["tamanho_estado"])
+        i, j = grade.index(T, n)
+        acc_rnn, acc_porta, acc_att = float(grade.tanh[i, j]), float(grade.gated[i, j]), float(grade.attention[j])
+        figura.atualizar(grade.tanh[i], grade.gated[i], grade.attention, T, n)
+        margem = grade.chance_margin
+        html = _tabela([
+            (f"RNN tanh (guarda {n} números)", f"{acc_rnn:.3f} — {veredito(acc_rnn)}"),
+            (f"RNN com porta (guarda {n} números)", f"{acc_porta:.3f} — {veredito(acc_porta)}"),
+            (f"atenção (guarda os {T} vetores)", f"{acc_att:.3f}"),
+            ("acaso: 1 / vocabulário", f"{grade.chance:.3f} (± {margem:.3f}, 3 desvios em {grade.n_test} testes)"),
+        ])
+        return {
+            "comprimento": T, "tamanho_estado": n, "acc_rnn": acc_rnn, "acc_porta": acc_porta,
+            "acc_atencao": acc_att, "acaso": grade.chance, "margem": margem,
+            "rnn_acima_do_acaso": acc_rnn > grade.chance + margem,
+            "porta_acima_do_acaso": acc_porta > grade.chance + margem, "html": html,
+        }
+
+    return Painel(fig, controles, calcular, titulo="O gargalo recorrente: ler o 1º token depois de T tokens")
+
+
 # === 02 · produto escalar: ranking de keys ====================================================
 
 
