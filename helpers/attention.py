@@ -117,6 +117,28 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> NDArray[n
     return z
 
 
+def _softmax_last_axis_inplace(z: NDArray[np.floating]) -> NDArray[np.floating]:
+    """O softmax de :func:`softmax` ao longo do último eixo, escrito no próprio ``z`` (sem cópias).
+
+    Para os escores que a atenção acabou de criar: pula a validação elemento a elemento (q, k e v já
+    foram validados) e só confere o máximo de cada linha, que denuncia NaN e +inf (um q·k que estourou)
+    sem percorrer a matriz outra vez. Nesses casos levanta o mesmo erro que :func:`softmax`.
+    """
+    m = np.max(z, axis=-1, keepdims=True)  # NaN numa linha faz o máximo dela ser NaN
+    if not np.isfinite(m).all():
+        if np.isnan(m).any() or np.isposinf(m).any():
+            _as_float(z, "x", allow_neg_inf=True)  # levanta o ValueError de softmax
+        m[np.isneginf(m)] = 0.0  # linha toda -inf (tudo mascarado): evita -inf - (-inf) = NaN
+    np.subtract(z, m, out=z)
+    np.exp(z, out=z)
+    total = np.sum(z, axis=-1, keepdims=True)
+    if (total > 0).all():
+        np.divide(z, total, out=z)
+    else:  # linhas toda -inf já são 0: exp(-inf) = 0
+        np.divide(z, total, out=z, where=total > 0)
+    return z
+
+
 # ---------------------------------------------------------------------------------------------
 # Máscaras
 # ---------------------------------------------------------------------------------------------
@@ -230,8 +252,9 @@ def scaled_dot_product_attention(
     s = 1.0 / math.sqrt(d_k) if scale is None else _positive(scale, "scale")
 
     dtype = np.result_type(qa, ka, va)
-    scores = np.matmul(qa, np.swapaxes(ka, -1, -2)).astype(dtype, copy=False)
-    scores *= np.asarray(s, dtype=dtype)
+    # A escala entra na query (n_q·d_k multiplicações) e não nos escores (n_q·n_k): o resultado é o
+    # mesmo a menos de arredondamento, e a matriz n_q × n_k é percorrida uma vez a menos.
+    scores = np.matmul(qa * np.asarray(s, dtype=qa.dtype), np.swapaxes(ka, -1, -2)).astype(dtype, copy=False)
     n_q, n_k = scores.shape[-2], scores.shape[-1]
 
     allowed = None
@@ -257,9 +280,13 @@ def scaled_dot_product_attention(
         cm = causal_mask(n_q, n_k)
         allowed = cm if allowed is None else (allowed & cm)
     if allowed is not None:
-        scores = np.where(allowed, scores, -np.inf).astype(dtype, copy=False)
+        full = np.broadcast_shapes(np.shape(allowed), scores.shape)
+        if full != scores.shape:  # a máscara traz dimensões iniciais (lote) que q, k e v não têm
+            scores = np.broadcast_to(scores, full).copy()
+        np.copyto(scores, -np.inf, where=np.logical_not(allowed))  # no lugar, sem outra matriz n_q × n_k
 
-    weights = softmax(scores, axis=-1)
+    # ``scores`` é nosso (acabou de ser criado): o softmax é feito nele mesmo, sem cópias
+    weights = _softmax_last_axis_inplace(scores)
     output = np.matmul(weights, va).astype(dtype, copy=False)
     if single:
         output = output[..., 0, :]

@@ -509,7 +509,177 @@ def _veredito_passo_rnn(fn: Callable[..., Any]) -> Veredito:
 # === 02 · produto escalar =======================================================================
 
 
+def check_escores(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
+    """Confere ``fn(q, K)``: os escores ``q·kᵢ`` de uma query ``(d,)`` contra as keys ``K`` ``(n, d)``,
+    todos de uma vez, num vetor ``(n,)`` na ordem das keys.
+
+    Reconhece: produto elemento a elemento sem a soma, soma no eixo errado, soma de tudo num número
+    só, ``q @ K`` sem transpor (o erro de forma e, com ``K`` quadrada, o resultado silenciosamente
+    errado), cosseno no lugar do produto escalar, keys ou query normalizadas, valor absoluto e
+    escores devolvidos já ordenados.
+    """
+    nome = getattr(fn, "__name__", "sua função")
+    return rodar_checagem(lambda: _veredito_escores(fn), nome)
+
+
+def _casos_escores() -> list[tuple[str, np.ndarray, np.ndarray]]:
+    return [
+        ("com q (3,) e K (4, 3)", np.array([2.0, 0.0, 1.0]),
+         np.array([[1.0, 2.0, 0.0], [0.0, 1.0, -1.0], [3.0, 0.0, 1.0], [-1.0, 1.0, 2.0]])),
+        ("com q (2,) e K (2, 2), uma K quadrada", np.array([1.0, 2.0]), np.array([[3.0, 1.0], [0.0, 2.0]])),
+        ("no exemplo do texto: q = (1, 0), keys (1, 0), (0, 1) e (0.5, 0.5)", np.array([1.0, 0.0]),
+         np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])),
+    ]
+
+
+def _erros_escores(q: np.ndarray, K: np.ndarray) -> list[tuple[np.ndarray, str]]:
+    """Saídas de implementações erradas conhecidas de ``escores``, cada uma com a explicação."""
+    certo = K @ q
+    nq, nk = np.linalg.norm(q), np.linalg.norm(K, axis=1)
+    erros: list[tuple[np.ndarray, str]] = [
+        (q * K, "Você multiplicou coordenada a coordenada (q * K dá uma matriz (n, d)), mas esqueceu de "
+                "**somar** os produtos de cada key: some ao longo do último eixo, np.sum(q * K, axis=-1), "
+                "ou use K @ q."),
+        (np.sum(q * K, axis=0), "Você somou no eixo errado: np.sum(q * K, axis=0) soma as keys entre si, "
+                                "coordenada por coordenada, e dá um vetor (d,). Cada escore é a soma ao longo "
+                                "das coordenadas de uma key: axis=-1 (ou K @ q)."),
+        (np.array(np.sum(q * K)), "Você somou tudo num número só (a soma de todos os escores). Queremos um "
+                                  "escore por key: um vetor (n,), com q·kᵢ na posição i."),
+        (certo / (nq * nk), "Você calculou o **cosseno** (q·k dividido por |q||k|), não o produto escalar. "
+                            "A atenção usa q·k puro: o comprimento dos vetores também conta."),
+        (certo / nk, "Você normalizou as keys (dividiu cada kᵢ por |kᵢ|) antes do produto. Use as keys como "
+                     "vieram: uma key mais longa deve dar um escore maior."),
+        (certo / nq, "Você normalizou a query (dividiu q por |q|) antes do produto. Use q como veio: o "
+                     "comprimento de q multiplica todos os escores, e isso importa para o softmax."),
+        (np.abs(certo), "Você tirou o valor absoluto: uma key que aponta para o lado oposto de q tem escore "
+                        "**negativo**, e isso é informação (ela casa pior que uma key perpendicular, de escore 0)."),
+        (np.sort(certo)[::-1], "Você devolveu os escores já ordenados. A posição i do resultado deve ser o "
+                               "escore da key i (na ordem das linhas de K); ordenar é outro passo (np.argsort)."),
+        (np.sort(certo), "Você devolveu os escores ordenados. A posição i do resultado deve ser o escore da "
+                         "key i (na ordem das linhas de K); ordenar é outro passo (np.argsort)."),
+    ]
+    if K.shape[0] == K.shape[1]:
+        erros.append((q @ K, "Você calculou q @ K sem transpor. Com K quadrada isso roda, mas combina as "
+                             "**linhas** de K usando os números de q como pesos; não compara q com cada key. "
+                             "Cada key é uma linha de K: use K @ q (ou q @ K.T)."))
+    return erros
+
+
+def _erro_de_forma_q_k(exc: _Excecao, q: np.ndarray, K: np.ndarray) -> Veredito | None:
+    """``q @ K`` com ``K`` ``(n, d)`` e ``n != d`` levanta um erro de forma: explica qual."""
+    texto = str(exc.original)
+    if not ("matmul" in texto or "shapes" in texto or "aligned" in texto or "broadcast" in texto):
+        return None
+    n, d = K.shape
+    return Veredito(
+        False,
+        f"{ERRO} Erro de forma {exc.caso}: {type(exc.original).__name__}: {texto}\n"
+        f"Aqui q tem forma ({d},) e K tem forma ({n}, {d}): **uma key por linha**. q @ K tentaria casar as "
+        f"{d} coordenadas de q com as {n} linhas de K, e isso não fecha. Para comparar q com cada linha, "
+        f"use K @ q ((n, d) @ (d,) = (n,)) ou q @ K.T ((d,) @ (d, n) = (n,)).",
+    )
+
+
+def _veredito_escores(fn: Callable[[np.ndarray, np.ndarray], Any]) -> Veredito:
+    for caso, q, K in _casos_escores():
+        try:
+            y = _array(_chamar(fn, caso, q.copy(), K.copy()))
+        except _Excecao as exc:
+            explicado = _erro_de_forma_q_k(exc, q, K)
+            if explicado:
+                return explicado
+            raise
+        certo = K @ q
+        if _perto(y, certo):
+            continue
+        for errado, explicacao in _erros_escores(q, K):
+            if _perto(y, np.asarray(errado, dtype=float)):
+                return Veredito(False, f"{ERRO} {explicacao}\n(Isso apareceu {caso}: esperava {_fmt(certo)}, veio {_fmt(y)}.)")
+        forma = None if y is None else y.shape
+        if forma != certo.shape:
+            return Veredito(False, f"{ERRO} {caso[0].upper() + caso[1:]}: esperava um vetor de forma {certo.shape} "
+                                   f"(um escore por key), veio forma {forma}.")
+        return Veredito(False, f"{ERRO} {caso[0].upper() + caso[1:]}: esperava {_fmt(certo)}, veio {_fmt(y)}.")
+    return Veredito(True, f"{OK} Correto! Os escores são K @ q: um produto escalar por linha de K, na ordem das keys. "
+                          "No exemplo do texto eles dão (1, 0, 0.5): k₁ em 1º lugar, k₃ em 2º, k₂ em 3º.")
+
+
+
 # === 03 · escala √d ============================================================================
+
+
+def check_escores_escalados(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
+    """Confere ``fn(q, K)`` = ``K @ q / √d``: os escores de uma query ``(d,)`` contra as keys
+    ``K`` ``(n, d)``, divididos pela raiz da dimensão ``d`` (o comprimento de cada vetor).
+
+    Reconhece: sem escala, dividir por ``d``, multiplicar por ``√d``, dividir por ``d/2`` (a
+    precedência de ``d ** 1/2``), dividir pela raiz do **número de keys**, softmax já aplicado e, com
+    a escala certa, os erros do produto escalar de :func:`check_escores`.
+    """
+    nome = getattr(fn, "__name__", "sua função")
+    return rodar_checagem(lambda: _veredito_escores_escalados(fn), nome)
+
+
+def _casos_escores_escalados() -> list[tuple[str, np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(16)
+    return [
+        ("com d = 16 (q (16,), K (3, 16))", rng.normal(size=16).round(1), rng.normal(size=(3, 16)).round(1)),
+        ("no exemplo do texto (d = 2: q = (1, 0), keys (1, 0), (0, 1) e (0.5, 0.5))", np.array([1.0, 0.0]),
+         np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])),
+    ]
+
+
+def _erros_escala(q: np.ndarray, K: np.ndarray) -> list[tuple[np.ndarray, str]]:
+    """Saídas de escalas erradas conhecidas, cada uma com a explicação."""
+    s = K @ q
+    n, d = K.shape
+    r = math.sqrt(d)
+    return [
+        (s, f"Faltou a escala: você devolveu os escores q·kᵢ crus. Divida por √d (aqui √{d} ≈ {r:.3g}), "
+            "senão a variância dos escores cresce com d e o softmax satura."),
+        (s / d, f"Você dividiu por d = {d} em vez de √d = √{d} ≈ {r:.3g}. Dividir por d encolhe demais: a "
+                "variância vira 1/d e, com d grande, todos os escores ficam perto de 0 (pesos quase uniformes)."),
+        (s * r, f"Você multiplicou por √d em vez de dividir: os escores ficaram {d} vezes maiores que o certo."),
+        (s / (d / 2), f"Você dividiu por d/2 = {d / 2:g}. Cuidado com a precedência: d ** 1/2 é (d ** 1) / 2, "
+                      "não a raiz. Use np.sqrt(d) ou d ** 0.5."),
+        (s / (2 * d), f"Você dividiu por 2d = {2 * d}. Cuidado com a precedência: em K @ q / d ** 1/2 o Python "
+                      "calcula d ** 1 primeiro e depois divide da esquerda para a direita, ((K @ q) / d) / 2. "
+                      "A raiz é np.sqrt(d) ou d ** 0.5 (com parênteses: K @ q / d ** 0.5)."),
+        (s / math.sqrt(n), f"Você dividiu pela raiz do **número de keys** (n = {n}), não da dimensão. O d da "
+                           f"escala é o tamanho de cada vetor: K.shape[1] (ou len(q)) = {d}."),
+        (softmax(s / r), "Você já aplicou o softmax. Aqui queremos só os escores escalados, K @ q / √d; o "
+                         "softmax é o passo seguinte (notebook 04)."),
+    ]
+
+
+def _veredito_escores_escalados(fn: Callable[[np.ndarray, np.ndarray], Any]) -> Veredito:
+    for caso, q, K in _casos_escores_escalados():
+        d = K.shape[1]
+        try:
+            y = _array(_chamar(fn, caso, q.copy(), K.copy()))
+        except _Excecao as exc:
+            explicado = _erro_de_forma_q_k(exc, q, K)
+            if explicado:
+                return explicado
+            raise
+        certo = K @ q / math.sqrt(d)
+        if _perto(y, certo):
+            continue
+        for errado, explicacao in _erros_escala(q, K):
+            if _perto(y, errado):
+                return Veredito(False, f"{ERRO} {explicacao}\n(Isso apareceu {caso}: esperava {_fmt(certo)}, veio {_fmt(y)}.)")
+        for errado, explicacao in _erros_escores(q, K):
+            if _perto(y, np.asarray(errado, dtype=float) / math.sqrt(d)):
+                return Veredito(False, f"{ERRO} A divisão por √d está lá, mas os escores antes dela não estão certos. "
+                                       f"{explicacao}")
+        forma = None if y is None else y.shape
+        if forma != certo.shape:
+            return Veredito(False, f"{ERRO} {caso[0].upper() + caso[1:]}: esperava um vetor de forma {certo.shape} "
+                                   f"(um escore por key), veio forma {forma}.")
+        return Veredito(False, f"{ERRO} {caso[0].upper() + caso[1:]}: esperava {_fmt(certo)}, veio {_fmt(y)}.")
+    return Veredito(True, f"{OK} Correto! Escores escalados = K @ q / √d. No exemplo do texto (d = 2, √2 ≈ 1.414) "
+                          "eles dão (0.707, 0, 0.354): os números que vão para o softmax.")
+
 
 
 # === 04 · softmax ==============================================================================

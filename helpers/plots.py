@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import matplotlib as mpl
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
@@ -45,6 +46,9 @@ _ESTILO_PADRAO = {
     "axes.spines.top": False,
     "axes.spines.right": False,
     "image.cmap": MAPA,
+    # texto sem "hinting" (o ajuste das letras à grade de pixels): desenhar texto é o que mais custa
+    # numa atualização de painel, e sem hinting ele sai ~20% mais rápido, tão legível quanto
+    "text.hinting": "no_hinting",
 }
 _ESTILO_APRESENTACAO = {
     "font.size": 16,
@@ -102,17 +106,39 @@ def apresentacao() -> _Apresentacao:
     return _Apresentacao()
 
 
-def nova_figura(largura: float = 8.0, altura: float = 4.0, ncols: int = 1, nrows: int = 1) -> tuple[Figure, np.ndarray]:
-    """Uma ``Figure`` fora do pyplot (não aparece sozinha) e seus eixos ``(nrows, ncols)``."""
-    fig = Figure(figsize=(largura, altura))
+def nova_figura(largura: float = 8.0, altura: float = 4.0, ncols: int = 1, nrows: int = 1,
+                *, pyplot: bool = False) -> tuple[Figure, np.ndarray]:
+    """Uma ``Figure`` e seus eixos ``(nrows, ncols)``.
+
+    Por padrão fica fora do pyplot (é o que os painéis usam: não aparece sozinha nem acumula na
+    memória do pyplot). Com ``pyplot=True`` é uma figura do pyplot, que o notebook mostra como
+    qualquer outra (``plt.show()`` ou como última expressão da célula) — é o que as figuras
+    estáticas ``figura_*`` usam.
+    """
+    if pyplot:
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=(largura, altura))
+    else:
+        fig = Figure(figsize=(largura, altura))
     axes = fig.subplots(nrows, ncols, squeeze=False)
     return fig, axes
 
 
 def png(fig: Figure, dpi: float | None = None) -> bytes:
-    """Os bytes PNG da figura (o que um painel mostra e o que a figura estática exibe)."""
+    """Os bytes PNG da figura (o que um painel mostra e o que a figura estática exibe).
+
+    É o que mais pesa numa atualização de painel, então é feito para ser rápido: a figura ganha um
+    canvas Agg que fica com ela (``savefig`` criaria um canvas e um renderizador novos a cada chamada,
+    e perderia o cache de medidas de texto do matplotlib), e o PNG sai com compressão zlib nível 1 —
+    a mesma imagem, sem perdas, um pouco maior e bem mais rápida de codificar que o nível padrão 6.
+    """
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi or fig.dpi)
+    if dpi is not None and dpi != fig.dpi:
+        fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
+        return buf.getvalue()
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.print_png(buf, pil_kwargs={"compress_level": 1})
     return buf.getvalue()
 
 
@@ -184,8 +210,8 @@ class FiguraProdutoEscalar:
 
 
 def figura_produto_escalar(q: Sequence[float], k: Sequence[float], limite: float = 3.0) -> Figure:
-    """Figura estática de :class:`FiguraProdutoEscalar` (devolve a ``Figure``)."""
-    fig, axes = nova_figura(5, 5)
+    """Figura estática de :class:`FiguraProdutoEscalar` (devolve a ``Figure`` do pyplot)."""
+    fig, axes = nova_figura(5, 5, pyplot=True)
     FiguraProdutoEscalar(axes[0, 0], limite).atualizar(q, k)
     return fig
 
@@ -293,8 +319,198 @@ def desenhar_gargalo_tamanho(ax: Axes, grade, comprimentos: Sequence[int] = (3, 
 
 # === 02 · produto escalar: ranking de keys ====================================================
 
+_SUBSCRITOS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def nomes_keys(n: int) -> list[str]:
+    """``["k₁", "k₂", …]``: os nomes das keys nas figuras."""
+    return [f"k{str(i + 1).translate(_SUBSCRITOS)}" for i in range(n)]
+
+
+class FiguraRankingKeys:
+    """Uma query contra várias keys: as setas no plano (à esquerda) e os escores ``q·kᵢ`` em barras
+    ordenadas do maior para o menor (à direita).
+
+    As keys ficam fixas; ``atualizar(q)`` move a query, recalcula ``K @ q`` e reordena as barras
+    (a barra de cima é sempre o 1º lugar, destacada em laranja, como a seta da key vencedora).
+    A reta tracejada passa pela origem perpendicular a ``q``: as keys do lado de ``q`` têm escore
+    positivo, as do outro lado, negativo. Devolve ``(escores, ordem)`` (``ordem[0]`` = índice da
+    key vencedora).
+    """
+
+    def __init__(self, ax_setas: Axes, ax_barras: Axes, keys: ArrayLike, nomes: Sequence[str] | None = None,
+                 limite: float = 3.0, escore_max: float | None = None):
+        self.K = np.asarray(keys, dtype=float)
+        if self.K.ndim != 2 or self.K.shape[1] != 2:
+            raise ValueError(f"as keys precisam ter forma (n, 2) para caber no plano; recebi {self.K.shape}.")
+        n = len(self.K)
+        self.nomes = list(nomes) if nomes is not None else nomes_keys(n)
+        self.ax_setas, self.ax_barras = ax_setas, ax_barras
+        ax = ax_setas
+        ax.set_xlim(-limite, limite)
+        ax.set_ylim(-limite, limite)
+        ax.set_aspect("equal")
+        marcas = [-math.floor(limite * 2 / 3), 0, math.floor(limite * 2 / 3)]  # poucos rótulos: desenho rápido
+        ax.set_xticks(marcas)
+        ax.set_yticks(marcas)
+        ax.axhline(0, color=CORES["neutro"], lw=0.8)
+        ax.axvline(0, color=CORES["neutro"], lw=0.8)
+        self.fronteira, = ax.plot([], [], color=CORES["neutro"], ls="--", lw=1.2, label="q·k = 0")
+        self.setas_k = [_seta(ax, CORES["k"], nome) for nome in self.nomes]
+        for (seta, rotulo), vet in zip(self.setas_k, self.K):
+            seta.xy = tuple(vet)
+            rotulo.set_position(tuple(vet * 1.1))
+            rotulo.set_ha("center")
+            rotulo.set_va("center")
+        self.seta_q, self.rotulo_q = _seta(ax, CORES["q"], "q")
+        ax.legend(loc="lower left", frameon=False)
+        ax.set_title("uma query, várias keys", y=1.02)  # y fixo: sem reposicionar a cada desenho
+
+        self._limite = limite
+        if escore_max is None:
+            escore_max = limite * float(np.max(np.linalg.norm(self.K, axis=1)))
+        axb = ax_barras
+        self.barras = axb.barh(np.arange(n), np.zeros(n), color=CORES["k"], height=0.7)
+        self.textos = [axb.text(0, i, "", va="center", fontsize=mpl.rcParams["font.size"] + 1) for i in range(n)]
+        axb.set_xlim(-escore_max * 1.6, escore_max * 1.6)
+        axb.set_ylim(n - 0.5, -0.5)  # 1º lugar em cima
+        axb.set_yticks(np.arange(n), [f"{i + 1}º" for i in range(n)])
+        axb.axvline(0, color=CORES["neutro"], lw=1)
+        axb.set_xticks([0])  # os valores já estão escritos nas barras (e menos rótulos = desenho mais rápido)
+        axb.set_xlabel("escore q·kᵢ")
+        axb.grid(axis="y", visible=False)
+        self.titulo_barras = axb.set_title("", y=1.02)
+
+    def atualizar(self, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        q = np.asarray(q, dtype=float)
+        self.seta_q.xy = tuple(q)
+        self.rotulo_q.set_position(tuple(q * 1.1))
+        nq = float(np.linalg.norm(q))
+        if nq > 0:
+            perp = np.array([-q[1], q[0]]) / nq * self._limite * 1.5
+            self.fronteira.set_data([-perp[0], perp[0]], [-perp[1], perp[1]])
+        else:
+            self.fronteira.set_data([], [])
+        escores = self.K @ q
+        ordem = np.argsort(-escores, kind="stable")
+        folga = 0.03 * (self.ax_barras.get_xlim()[1] - self.ax_barras.get_xlim()[0])
+        for pos, i in enumerate(ordem):
+            cor = CORES["destaque"] if pos == 0 else CORES["k"]
+            self.barras[pos].set_width(escores[i])
+            self.barras[pos].set_color(cor)
+            texto = self.textos[pos]
+            texto.set_text(f"{self.nomes[i]}  {escores[i]:.2f}" if escores[i] >= 0 else f"{escores[i]:.2f}  {self.nomes[i]}")
+            texto.set_position((escores[i] + (folga if escores[i] >= 0 else -folga), pos))
+            texto.set_ha("left" if escores[i] >= 0 else "right")
+        for j, (seta, rotulo) in enumerate(self.setas_k):
+            cor = CORES["destaque"] if j == ordem[0] else CORES["k"]
+            seta.arrow_patch.set_color(cor)
+            rotulo.set_color(cor)
+        self.titulo_barras.set_text(f"ranking: {self.nomes[ordem[0]]} vence com q·k = {escores[ordem[0]]:.2f}")
+        return escores, ordem
+
+
+def figura_ranking_keys(q: Sequence[float], keys: ArrayLike, nomes: Sequence[str] | None = None,
+                        limite: float = 3.0) -> Figure:
+    """Figura estática de :class:`FiguraRankingKeys` (devolve a ``Figure`` do pyplot)."""
+    fig, axes = nova_figura(9, 4.2, ncols=2, pyplot=True)
+    fig.subplots_adjust(left=0.04, right=0.97, bottom=0.13, top=0.9, wspace=0.25)
+    k = np.asarray(keys, dtype=float)
+    escore_max = float(np.linalg.norm(q)) * float(np.max(np.linalg.norm(k, axis=-1)))
+    FiguraRankingKeys(axes[0, 0], axes[0, 1], k, nomes, limite, escore_max or None).atualizar(q)
+    return fig
+
+
 
 # === 03 · escala √d ============================================================================
+
+
+_SOBRESCRITOS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+class FiguraEscala:
+    """Três painéis sobre a escala √d, para uma dimensão ``d`` e com ou sem a divisão por √d.
+
+    1. o histograma dos escores de muitos pares query–key aleatórios (eixo x fixo, para ver a
+       largura mudar), com tracinhos marcando os escores da query fixa contra as suas keys;
+    2. os pesos do softmax dessa query sobre as keys (eixo y de 0 a 1) e a linha do peso uniforme;
+    3. a norma do gradiente do softmax (jacobiano) em função de ``d``, com e sem escala (curvas
+       calculadas antes — por exemplo a mediana de muitas queries —, em escala log), e um círculo
+       no valor da query fixa no estado atual.
+
+    ``atualizar(...)`` recebe números já calculados (a conta mora em :mod:`helpers.widgets`).
+    """
+
+    def __init__(self, ax_hist: Axes, ax_pesos: Axes, ax_grad: Axes, n_keys: int, dims: Sequence[int],
+                 grad_sem: Sequence[float], grad_com: Sequence[float], limite_x: float = 80.0, n_bins: int = 80,
+                 minimo_grad: float | None = None):
+        self.bordas = np.linspace(-limite_x, limite_x, n_bins + 1)
+        self.ax_hist = ax_hist
+        self.hist = ax_hist.stairs(np.zeros(n_bins), self.bordas, fill=True, color=CORES["q"], alpha=0.55)
+        self.rug, = ax_hist.plot([], [], ls="none", marker="|", markersize=14, mew=2, color=CORES["k"],
+                                 label="a query fixa")
+        ax_hist.set_xlim(-limite_x, limite_x)
+        ax_hist.set_xticks([-limite_x / 2, 0, limite_x / 2])
+        ax_hist.set_yticks([])  # só a largura importa aqui (e menos rótulos = desenho mais rápido)
+        ax_hist.set_xlabel("escore")
+        ax_hist.set_ylabel("frequência")
+        ax_hist.legend(loc="upper left", frameon=False, fontsize=mpl.rcParams["font.size"] - 1)
+        self.titulo_hist = ax_hist.set_title("", y=1.02)
+
+        x = np.arange(1, n_keys + 1)
+        self.barras = ax_pesos.bar(x, np.zeros(n_keys), color=CORES["k"], width=0.8)
+        ax_pesos.axhline(1 / n_keys, color=CORES["neutro"], ls="--", lw=1.2, label=f"uniforme (1/{n_keys})")
+        ax_pesos.legend(loc="upper center", frameon=False, fontsize=mpl.rcParams["font.size"] - 1)
+        ax_pesos.set_yticks([0, 0.5, 1])
+        ax_pesos.set_ylim(0, 1.2)  # a faixa acima de 1 fica livre para a legenda
+        ax_pesos.set_xlim(0.4, n_keys + 0.6)
+        ax_pesos.set_xticks([])
+        ax_pesos.set_xlabel(f"as {n_keys} keys da query fixa")
+        ax_pesos.set_ylabel("peso (softmax)")
+        ax_pesos.grid(axis="x", visible=False)
+        self.titulo_pesos = ax_pesos.set_title("", y=1.02)
+
+        # eixos lineares com log2(d) e log10(‖J‖) nos dados (mais rápidos de desenhar que eixos log)
+        piso = 1e-12
+        x = np.log2(np.asarray(dims, dtype=float))
+        ax_grad.plot(x, np.log10(np.maximum(grad_sem, piso)), color=CORES["k"], marker="o", ms=4,
+                     label="mediana, sem escala")
+        ax_grad.plot(x, np.log10(np.maximum(grad_com, piso)), color=CORES["v"], marker="s", ms=4, label="mediana, ÷ √d")
+        self.ponto, = ax_grad.plot([], [], ls="none", marker="o", ms=11, mfc="none", mew=2.5, color=CORES["neutro"])
+        marcas_x = [x[0], (x[0] + x[-1]) // 2, x[-1]]
+        ax_grad.set_xticks(marcas_x, [f"{2 ** m:.0f}" for m in marcas_x])
+        # o eixo y desce até o menor valor a mostrar (curvas e, se dado, ``minimo_grad``)
+        menor = min(float(np.min(grad_sem)), float(np.min(grad_com)), minimo_grad if minimo_grad is not None else 1.0)
+        e_min = int(math.floor(math.log10(max(piso, menor))))
+        passo = 2 if e_min >= -8 else 4
+        expoentes = list(range(0, e_min - passo, -passo))
+        # rótulos em texto simples (10⁻⁴), sem mathtext
+        ax_grad.set_yticks(expoentes, ["1" if e == 0 else "10" + str(e).translate(_SOBRESCRITOS) for e in expoentes])
+        ax_grad.set_ylim(e_min - 0.3, 0.3)
+        ax_grad.set_xlim(x[0] - 0.5, x[-1] + 0.5)
+        ax_grad.set_xlabel("d (escala log)")
+        ax_grad.set_ylabel("‖J‖ (gradiente)")
+        ax_grad.legend(loc="lower left", frameon=False, fontsize=mpl.rcParams["font.size"] - 1)
+        self._piso = piso
+        self.titulo_grad = ax_grad.set_title("", y=1.02)
+
+    def atualizar(self, escores_pares: np.ndarray, escores_query: np.ndarray, pesos: np.ndarray, d: int,
+                  norma_grad: float, escalar: bool) -> None:
+        contagem, _ = np.histogram(escores_pares, self.bordas)
+        fracao = contagem / max(1, len(escores_pares))
+        self.hist.set_data(fracao)
+        self.ax_hist.set_ylim(0, max(float(fracao.max()), 1e-3) * 1.25)
+        self.rug.set_data(escores_query, np.zeros_like(escores_query))
+        rotulo = "q·k/√d" if escalar else "q·k"
+        self.titulo_hist.set_text(f"{rotulo}: desvio-padrão {float(np.std(escores_pares)):.2f}")
+        topo = int(np.argmax(pesos))
+        for i, (barra, p) in enumerate(zip(self.barras, pesos)):
+            barra.set_height(p)
+            barra.set_color(CORES["destaque"] if i == topo else CORES["k"])
+        self.titulo_pesos.set_text(f"peso máximo = {float(pesos[topo]):.3f}")
+        self.ponto.set_data([math.log2(d)], [math.log10(max(norma_grad, self._piso))])
+        self.titulo_grad.set_text(f"○ query fixa: ‖J‖ = {norma_grad:.1e}")
+
 
 
 # === 04 · softmax ==============================================================================

@@ -227,8 +227,132 @@ def painel_gargalo(comprimento: int = 8, tamanho_estado: int = 32) -> Painel:
 
 # === 02 · produto escalar: ranking de keys ====================================================
 
+#: as keys do notebook 02: k₂ é longa e meio torta, k₁ é curta e bem alinhada com a query padrão
+KEYS_RANKING = np.array([[1.1, 0.1], [0.8, 2.4], [-1.6, 1.0], [0.8, -1.6], [-0.6, -1.2]])
+
+
+def painel_ranking_keys(angulo_q: float = 30.0, comprimento_q: float = 1.5, keys: Any = None) -> Painel:
+    """Uma query contra várias keys fixas (``keys``: ``(n, 2)``; padrão :data:`KEYS_RANKING`).
+
+    Sliders giram e esticam ``q``; as barras dos escores ``q·kᵢ`` se reordenam ao vivo.
+    Estado: ``q`` ``(2,)``, ``escores`` ``(n,)`` (na ordem das keys), ``ordem`` (índices, do 1º ao
+    último lugar), ``vencedora`` (nome da key do 1º lugar), ``cos`` ``(n,)`` (cossenos, para comparar).
+    """
+    K = KEYS_RANKING if keys is None else np.asarray(keys, dtype=float)
+    nomes = plots.nomes_keys(len(K))
+    comprimento_max = 2.8
+    fig, axes = plots.nova_figura(8.6, 4.0, ncols=2)
+    fig.subplots_adjust(left=0.04, right=0.97, bottom=0.13, top=0.9, wspace=0.25)
+    escore_max = comprimento_max * float(np.max(np.linalg.norm(K, axis=1)))
+    figura = plots.FiguraRankingKeys(axes[0, 0], axes[0, 1], K, nomes, limite=3.0, escore_max=escore_max)
+    controles = {
+        "angulo_q": slider("ângulo de q (graus)", angulo_q, -180, 180, 5),
+        "comprimento_q": slider("comprimento |q|", comprimento_q, 0, comprimento_max, 0.1),
+    }
+    normas_k = np.linalg.norm(K, axis=1)
+
+    def calcular(v: dict[str, Any]) -> dict[str, Any]:
+        q = _polar(v["angulo_q"], v["comprimento_q"])
+        escores, ordem = figura.atualizar(q)
+        nq = float(np.linalg.norm(q))
+        cos = escores / (nq * normas_k) if nq > 0 else np.full(len(K), np.nan)
+        linhas = [("q", f"({q[0]:.2f}, {q[1]:.2f})")]
+        for pos, i in enumerate(ordem):
+            cos_txt = f"{cos[i]:+.2f}" if nq > 0 else "indefinido"
+            linhas.append((f"{pos + 1}º lugar: {nomes[i]} = ({K[i, 0]:.1f}, {K[i, 1]:.1f})",
+                           f"q·{nomes[i]} = {escores[i]:+.2f}   (cos θ = {cos_txt})"))
+        return {"q": q, "escores": escores, "ordem": ordem, "vencedora": nomes[ordem[0]], "cos": cos,
+                "html": _tabela(linhas)}
+
+    return Painel(fig, controles, calcular, titulo="Ranking: qual key casa melhor com a query?")
+
+
 
 # === 03 · escala √d ============================================================================
+
+#: as dimensões do painel da escala: potências de 2, de 2 a 1024
+DIMS_ESCALA = [2**i for i in range(1, 11)]
+
+
+def norma_jacobiano_softmax(p: np.ndarray) -> np.ndarray | float:
+    """‖diag(p) − p pᵀ‖ (norma de Frobenius do jacobiano do softmax) para pesos ``p`` ``(..., n)``.
+
+    Mede o quanto os pesos reagem a uma mudança nos escores: perto de 0 quando o softmax está
+    saturado (um peso ≈ 1). Vale para várias linhas de uma vez (o mesmo número que
+    ``np.linalg.norm(np.diag(p) - np.outer(p, p))`` para cada linha).
+    """
+    p = np.asarray(p, dtype=float)
+    jac = p[..., :, None] * (np.eye(p.shape[-1]) - p[..., None, :])  # J[i, j] = pᵢ(δᵢⱼ − pⱼ)
+    norma = np.sqrt(np.sum(jac**2, axis=(-2, -1)))
+    return float(norma) if norma.ndim == 0 else norma
+
+
+def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queries: int = 125,
+                  semente: int = 5) -> Painel:
+    """Escores de vetores aleatórios (entradas com variância 1) numa dimensão ``d`` escolhida.
+
+    Controles: ``d`` (potências de 2, de 2 a 1024) e ``escalar`` (dividir os escores por √d).
+    Sorteia uma vez só ``n_queries`` queries e, para cada uma, ``n_keys`` keys, em 1024 dimensões; a
+    dimensão ``d`` usa as ``d`` primeiras coordenadas (as somas acumuladas ficam guardadas, então
+    mover o slider não refaz conta pesada). Mostra o histograma de todos os ``n_queries × n_keys``
+    escores, os pesos do softmax (:func:`helpers.attention.softmax`) da primeira query (a "query
+    fixa") sobre as suas keys, o peso máximo e a norma do jacobiano do softmax
+    (:func:`norma_jacobiano_softmax`); as curvas do terceiro gráfico são a mediana sobre as queries.
+
+    Estado: ``d``, ``escalar``, ``q`` ``(d,)`` e ``K`` ``(n_keys, d)`` (a query fixa e as suas keys),
+    ``escores`` ``(n_keys,)`` (o que entra no softmax), ``pesos``, ``peso_max``, ``norma_grad``,
+    ``desvio_pares`` (desvio-padrão de todos os escores do histograma).
+    """
+    from .attention import softmax
+
+    d_max = DIMS_ESCALA[-1]
+    rng = np.random.default_rng(semente)
+    Q = rng.standard_normal((n_queries, 1, d_max))
+    KK = rng.standard_normal((n_queries, n_keys, d_max))
+    acum = np.cumsum(KK * Q, axis=-1)  # acum[m, j, d-1] = K_m[j, :d] @ q_m[:d]
+    q, K = Q[0, 0], KK[0]
+
+    def todos_escores(dim: int, com_escala: bool) -> np.ndarray:
+        return acum[:, :, dim - 1] / (math.sqrt(dim) if com_escala else 1.0)
+
+    grad_sem = [float(np.median(norma_jacobiano_softmax(softmax(todos_escores(x, False))))) for x in DIMS_ESCALA]
+    grad_com = [float(np.median(norma_jacobiano_softmax(softmax(todos_escores(x, True))))) for x in DIMS_ESCALA]
+    grad_fixa = min(norma_jacobiano_softmax(softmax(todos_escores(x, e)[0])) for x in DIMS_ESCALA for e in (False, True))
+
+    fig, axes = plots.nova_figura(9.0, 3.6, ncols=3)
+    fig.subplots_adjust(left=0.08, right=0.985, bottom=0.16, top=0.88, wspace=0.45)
+    figura = plots.FiguraEscala(axes[0, 0], axes[0, 1], axes[0, 2], n_keys, DIMS_ESCALA, grad_sem, grad_com,
+                                minimo_grad=grad_fixa)
+    controles: dict[str, W.ValueWidget] = {
+        "d": W.SelectionSlider(options=DIMS_ESCALA, value=d, description="dimensão d", continuous_update=True,
+                               style={"description_width": "initial"}, layout=W.Layout(width="320px")),
+        "escalar": W.Checkbox(value=escalar, description="dividir os escores por √d", indent=False),
+    }
+
+    def calcular(v: dict[str, Any]) -> dict[str, Any]:
+        dim, com_escala = int(v["d"]), bool(v["escalar"])
+        fator = math.sqrt(dim) if com_escala else 1.0
+        tudo = todos_escores(dim, com_escala)
+        pares = tudo.ravel()
+        escores = tudo[0]
+        pesos = softmax(escores)
+        norma = norma_jacobiano_softmax(pesos)
+        peso_max = float(pesos.max())
+        desvio = float(np.std(pares))
+        figura.atualizar(pares, escores, pesos, dim, norma, com_escala)
+        divisao = f"q·k / √{dim} (÷ {fator:.3g})" if com_escala else "q·k (sem escala)"
+        html = _tabela([
+            ("escores", divisao),
+            ("desvio-padrão de todos os escores do histograma",
+             f"{desvio:.2f}" + ("" if com_escala else f"   (√d = {math.sqrt(dim):.2f})")),
+            (f"maior peso do softmax (query fixa, {n_keys} keys)", f"{peso_max:.3f}   (uniforme seria {1 / n_keys:.4g})"),
+            ("norma do gradiente do softmax ‖J‖ (query fixa, ○)", f"{norma:.2e}"),
+        ])
+        return {"d": dim, "escalar": com_escala, "q": q[:dim], "K": K[:, :dim], "escores": escores, "pesos": pesos,
+                "peso_max": peso_max, "norma_grad": norma, "desvio_pares": desvio, "html": html}
+
+    return Painel(fig, controles, calcular, titulo="Por que dividir por √d: escores, pesos e gradiente")
+
 
 
 # === 04 · softmax ==============================================================================

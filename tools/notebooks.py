@@ -166,7 +166,8 @@ def executar(caminho: Path, timeout: int = 600) -> None:
         if c.cell_type == "code":
             c.outputs = []
             c.execution_count = None
-    cliente = NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=False,
+            c.metadata.pop("execution", None)  # carimbos de hora só sujariam os diffs
+    cliente = NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=False, record_timing=False,
                              resources={"metadata": {"path": str(caminho.parent)}})
     cliente.execute()
     nb.metadata.pop("widgets", None)

@@ -1,0 +1,220 @@
+"""Notebook 02: o painel de ranking de keys, a figura de ranking e o corretor ``check_escores``."""
+
+import math
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from helpers import plots, widgets
+from helpers.checks import check_escores
+
+# --- painel de ranking -------------------------------------------------------------------------
+
+
+def _q(angulo_graus, comprimento):
+    a = math.radians(angulo_graus)
+    return comprimento * np.array([math.cos(a), math.sin(a)])
+
+
+def test_ranking_default_state_matches_independent_computation():
+    painel = widgets.painel_ranking_keys()
+    K = widgets.KEYS_RANKING
+    q = _q(30, 1.5)
+    esperado = np.array([sum(qi * ki for qi, ki in zip(q, k)) for k in K])  # laço, sem K @ q
+    np.testing.assert_allclose(painel.estado["q"], q)
+    np.testing.assert_allclose(painel.estado["escores"], esperado)
+    # ranking à mão: k₂ (2.839) > k₁ (1.504) > k₄ (-0.161) > k₃ (-1.328) > k₅ (-1.679)
+    assert list(painel.estado["ordem"]) == [1, 0, 3, 2, 4]
+    assert painel.estado["vencedora"] == "k₂"
+    np.testing.assert_allclose(painel.estado["cos"], esperado / (1.5 * np.linalg.norm(K, axis=1)))
+    texto = painel.texto.value
+    assert "1º lugar: k₂" in texto and "q·k₂ = +2.84" in texto and "5º lugar: k₅" in texto
+
+
+@pytest.mark.parametrize(("angulo", "vencedora"), [(5, "k₁"), (70, "k₂"), (150, "k₃"), (-65, "k₄"), (-117, "k₅")])
+def test_rotating_q_changes_the_winner(angulo, vencedora):
+    painel = widgets.painel_ranking_keys()
+    antes = painel.imagem.value
+    painel.controles["angulo_q"].value = angulo
+    K = widgets.KEYS_RANKING
+    escores = K @ _q(angulo, 1.5)
+    assert painel.estado["vencedora"] == vencedora
+    assert int(np.argmax(escores)) == int(painel.estado["ordem"][0])
+    np.testing.assert_allclose(painel.estado["escores"], escores)
+    assert f"1º lugar: {vencedora}" in painel.texto.value
+    assert painel.imagem.value != antes
+
+
+def test_length_of_q_scales_scores_but_keeps_the_order():
+    painel = widgets.painel_ranking_keys()
+    base = painel.definir(angulo_q=120, comprimento_q=1.0)
+    dobro = painel.definir(angulo_q=120, comprimento_q=2.0)
+    np.testing.assert_allclose(dobro["escores"], 2 * base["escores"])
+    assert list(dobro["ordem"]) == list(base["ordem"])
+    np.testing.assert_allclose(dobro["cos"], base["cos"])  # o cosseno ignora o comprimento
+    # a 120°, k₂ vence pelo produto escalar, mas k₃ tem cosseno maior (o exemplo do notebook)
+    assert dobro["vencedora"] == "k₂"
+    assert dobro["cos"][2] > dobro["cos"][1]
+
+
+def test_zero_length_query_gives_zero_scores_without_nan_in_text():
+    painel = widgets.painel_ranking_keys()
+    estado = painel.definir(comprimento_q=0.0)
+    np.testing.assert_array_equal(estado["escores"], np.zeros(len(widgets.KEYS_RANKING)))
+    assert "indefinido" in painel.texto.value and "nan" not in painel.texto.value.lower()
+
+
+def test_every_control_accepts_its_extremes():
+    painel = widgets.painel_ranking_keys()
+    for nome, controle in painel.controles.items():
+        for valor in (controle.min, controle.max):
+            controle.value = valor
+            assert np.all(np.isfinite(painel.estado["escores"])), (nome, valor)
+    assert painel.ultimo_tempo_ms > 0
+
+
+def test_custom_keys_and_validation():
+    K = np.array([[1.0, 0.0], [0.0, 2.0]])
+    painel = widgets.painel_ranking_keys(angulo_q=90, comprimento_q=1.0, keys=K)
+    np.testing.assert_allclose(painel.estado["escores"], [0.0, 2.0], atol=1e-12)
+    assert painel.estado["vencedora"] == "k₂"
+    fig, axes = plots.nova_figura(8, 4, ncols=2)
+    with pytest.raises(ValueError, match="forma"):
+        plots.FiguraRankingKeys(axes[0, 0], axes[0, 1], np.ones((3, 3)))
+
+
+def test_static_ranking_figure():
+    fig = plots.figura_ranking_keys([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    assert isinstance(fig, Figure)
+    assert plots.png(fig)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert plots.nomes_keys(3) == ["k₁", "k₂", "k₃"]
+    assert plots.nomes_keys(12)[-1] == "k₁₂"
+
+
+def test_dot_product_dashboard_still_shows_both_formulas():
+    """O painel do notebook 00 (usado também no 02) continua igual."""
+    painel = widgets.painel_produto_escalar()
+    estado = painel.definir(angulo_q=0, comprimento_q=2.0, angulo_k=60, comprimento_k=1.5)
+    assert estado["produto"] == pytest.approx(2.0 * 1.5 * 0.5)
+    assert estado["cos"] == pytest.approx(0.5)
+    assert "mover_k" in widgets.painel_produto_escalar.__code__.co_varnames
+
+
+# --- corretor check_escores ---------------------------------------------------------------------
+
+
+def escores_ok(q, K):
+    return K @ q
+
+
+def escores_transposta(q, K):
+    return q @ K.T
+
+
+def escores_soma(q, K):
+    return np.sum(q * K, axis=-1)
+
+
+def escores_laco(q, K):
+    return [float(sum(qi * ki for qi, ki in zip(q, k))) for k in K]  # lista também vale
+
+
+def escores_sem_soma(q, K):
+    return q * K
+
+
+def escores_eixo_errado(q, K):
+    return np.sum(q * K, axis=0)
+
+
+def escores_soma_tudo(q, K):
+    return np.sum(q * K)
+
+
+def escores_cosseno(q, K):
+    return K @ q / (np.linalg.norm(q) * np.linalg.norm(K, axis=1))
+
+
+def escores_keys_normalizadas(q, K):
+    return (K / np.linalg.norm(K, axis=1, keepdims=True)) @ q
+
+
+def escores_query_normalizada(q, K):
+    return K @ (q / np.linalg.norm(q))
+
+
+def escores_absoluto(q, K):
+    return np.abs(K @ q)
+
+
+def escores_ordenados(q, K):
+    return np.sort(K @ q)[::-1]
+
+
+def escores_q_at_K(q, K):
+    return q @ K
+
+
+def escores_q_at_K_se_couber(q, K):
+    return q @ K if K.shape[0] == q.shape[0] else K @ q
+
+
+def escores_esqueleto(q, K):
+    raise NotImplementedError("complete aqui")
+
+
+def escores_none(q, K):
+    pass
+
+
+@pytest.mark.parametrize("fn", [escores_ok, escores_transposta, escores_soma, escores_laco])
+def test_check_escores_accepts_correct_versions(fn, capsys):
+    assert check_escores(fn) is True
+    out = capsys.readouterr().out
+    assert "Correto" in out and "k₁ em 1º lugar" in out
+
+
+CASOS = [
+    (escores_sem_soma, "esqueceu de **somar**"),
+    (escores_eixo_errado, "somou no eixo errado"),
+    (escores_soma_tudo, "somou tudo num número só"),
+    (escores_cosseno, "calculou o **cosseno**"),
+    (escores_keys_normalizadas, "normalizou as keys"),
+    (escores_query_normalizada, "normalizou a query"),
+    (escores_absoluto, "valor absoluto"),
+    (escores_ordenados, "já ordenados"),
+    (escores_q_at_K, "uma key por linha"),
+    (escores_q_at_K_se_couber, "Com K quadrada isso roda"),
+    (escores_esqueleto, "ainda não foi implementada"),
+    (escores_none, "ainda não foi implementada"),
+]
+
+
+@pytest.mark.parametrize(("fn", "explicacao"), CASOS, ids=[c[0].__name__ for c in CASOS])
+def test_check_escores_names_the_mistake(fn, explicacao, capsys):
+    assert check_escores(fn) is False
+    out = capsys.readouterr().out
+    assert explicacao in out, out
+    assert "Correto" not in out
+
+
+def test_check_escores_shape_error_is_explained(capsys):
+    assert check_escores(escores_q_at_K) is False
+    out = capsys.readouterr().out
+    assert "ValueError" in out and "q tem forma (3,) e K tem forma (4, 3)" in out and "K @ q" in out
+
+
+def test_check_escores_reports_other_exceptions(capsys):
+    def escores_com_bug(q, K):
+        return K @ q + nome_inexistente  # noqa: F821
+
+    assert check_escores(escores_com_bug) is False
+    out = capsys.readouterr().out
+    assert "NameError" in out and "nome_inexistente" in out
+
+
+def test_check_escores_unknown_wrong_answer_shows_expected_values(capsys):
+    assert check_escores(lambda q, K: K @ q + 1.0) is False
+    out = capsys.readouterr().out
+    assert "esperava [ 2., -1.,  7.,  0.], veio [3., 0., 8., 1.]" in out
