@@ -17,6 +17,8 @@ valores envolvidos; nenhuma função devolve NaN em silêncio.
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -117,17 +119,24 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> NDArray[n
     return z
 
 
-def _softmax_last_axis_inplace(z: NDArray[np.floating]) -> NDArray[np.floating]:
-    """O softmax de :func:`softmax` ao longo do último eixo, escrito no próprio ``z`` (sem cópias).
+#: a partir de quantos escores o softmax da atenção divide as linhas entre os núcleos
+_PARALELO_A_PARTIR_DE = 1 << 20
 
-    Para os escores que a atenção acabou de criar: pula a validação elemento a elemento (q, k e v já
-    foram validados) e só confere o máximo de cada linha, que denuncia NaN e +inf (um q·k que estourou)
-    sem percorrer a matriz outra vez. Nesses casos levanta o mesmo erro que :func:`softmax`.
-    """
+
+def _nucleos() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def _softmax_rows_inplace(z: NDArray[np.floating]) -> bool:
+    """Softmax de cada linha de ``z`` (2-D), no próprio ``z``. Devolve ``False``, sem mexer em nada,
+    se alguma linha tem NaN ou +inf."""
     m = np.max(z, axis=-1, keepdims=True)  # NaN numa linha faz o máximo dela ser NaN
     if not np.isfinite(m).all():
         if np.isnan(m).any() or np.isposinf(m).any():
-            _as_float(z, "x", allow_neg_inf=True)  # levanta o ValueError de softmax
+            return False
         m[np.isneginf(m)] = 0.0  # linha toda -inf (tudo mascarado): evita -inf - (-inf) = NaN
     np.subtract(z, m, out=z)
     np.exp(z, out=z)
@@ -136,6 +145,29 @@ def _softmax_last_axis_inplace(z: NDArray[np.floating]) -> NDArray[np.floating]:
         np.divide(z, total, out=z)
     else:  # linhas toda -inf já são 0: exp(-inf) = 0
         np.divide(z, total, out=z, where=total > 0)
+    return True
+
+
+def _softmax_last_axis_inplace(z: NDArray[np.floating]) -> NDArray[np.floating]:
+    """O softmax de :func:`softmax` ao longo do último eixo, escrito no próprio ``z`` (sem cópias).
+
+    Para os escores que a atenção acabou de criar: pula a validação elemento a elemento (q, k e v já
+    foram validados) e só confere o máximo de cada linha, que denuncia NaN e +inf (um q·k que estourou)
+    sem percorrer a matriz outra vez; nesses casos levanta o mesmo erro que :func:`softmax`.
+
+    As linhas são independentes, e o numpy solta o GIL nas contas elemento a elemento: com muitos
+    escores, cada núcleo faz um bloco de linhas (o resultado é idêntico, bit a bit, ao de um núcleo só).
+    """
+    nucleos = min(_nucleos(), 8)
+    if z.flags.c_contiguous and z.size >= _PARALELO_A_PARTIR_DE and nucleos > 1 and z.ndim >= 2:
+        linhas = z.reshape(-1, z.shape[-1])  # uma vista: z é contíguo
+        blocos = [b for b in np.array_split(linhas, nucleos) if len(b)]
+        with ThreadPoolExecutor(len(blocos)) as executor:
+            ok = all(list(executor.map(_softmax_rows_inplace, blocos)))
+    else:
+        ok = _softmax_rows_inplace(z if z.ndim >= 2 else z[None, :])
+    if not ok:
+        _as_float(z, "x", allow_neg_inf=True)  # levanta o ValueError de softmax (NaN ou +inf)
     return z
 
 

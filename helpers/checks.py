@@ -2,7 +2,7 @@
 referência de :mod:`helpers.attention`, imprime um veredito em português e devolve ``True``/``False``.
 
 O veredito tenta dar nome ao erro a partir do *comportamento* da função (por exemplo: "dividiu por d
-em vez de √d", "softmax no eixo errado", "máscara aplicada depois do softmax"), para que a mensagem
+em vez de √d", "softmax no eixo errado", "máscara aplicada depois da softmax"), para que a mensagem
 ensine alguma coisa. Uma função ainda não feita (``raise NotImplementedError`` ou que devolve
 ``None``) recebe um aviso amigável, e o notebook continua rodando.
 
@@ -167,7 +167,7 @@ def _veredito_softmax(fn: Callable[[np.ndarray], Any]) -> Veredito:
         if _perto(y2, softmax(x2, axis=0)):
             return Veredito(
                 False,
-                f"{ERRO} Softmax no eixo errado: numa matriz (2, 3) as **colunas** da sua saída somam 1, "
+                f"{ERRO} Softmax calculada no eixo errado: numa matriz (2, 3) as **colunas** da sua saída somam 1, "
                 "mas cada **linha** (o último eixo) é que deve virar uma distribuição. Use axis=-1 e "
                 "keepdims=True nas reduções (max e sum).",
             )
@@ -237,30 +237,30 @@ def _variantes(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | N
             s = np.where(mask, s, -np.inf)
         return softmax(s, axis=-1)
 
-    out.append((pesos_para(scores) @ v, "Você esqueceu de escalar: os escores q·k devem ser divididos por √d antes do softmax."))
+    out.append((pesos_para(scores) @ v, "Você esqueceu de escalar: os escores q·k devem ser divididos por √d antes da softmax."))
     out.append((pesos_para(scores / d) @ v, f"Você dividiu por d = {d} em vez de √d = √{d} ≈ {math.sqrt(d):.3g}: a escala é 1/√d."))
     out.append((pesos_para(scores * math.sqrt(d)) @ v, "Você multiplicou por √d em vez de dividir."))
     out.append((pesos_para(scores / math.sqrt(d)) @ k, "Você somou as **keys** ponderadas; a saída é a soma ponderada dos **values** (V)."))
     raw = scores / math.sqrt(d)
     if mask is not None:
         raw = np.where(mask, raw, 0.0)
-    out.append((raw @ v, "Faltou o softmax: os escores escalados precisam virar pesos positivos que somam 1."))
+    out.append((raw @ v, "Faltou a softmax: os escores escalados precisam virar pesos positivos que somam 1."))
     if q.ndim == 2 and q.shape[0] > 1:
         s = scores / math.sqrt(d)
         if mask is not None:
             s = np.where(mask, s, -np.inf)
         out.append((
             softmax(s, axis=0) @ v,
-            "Softmax no eixo errado: os pesos de cada **query** (cada linha de q Kᵀ) devem somar 1, "
-            "então o softmax é sobre o último eixo (as keys), não sobre as queries.",
+            "Softmax calculada no eixo errado: os pesos de cada **query** (cada linha de q Kᵀ) devem somar 1, "
+            "então a softmax age sobre o último eixo (as keys), não sobre as queries.",
         ))
     if mask is not None:
         w = softmax(scores / math.sqrt(d), axis=-1) * mask
         out.append((
             w @ v,
-            "Máscara aplicada depois do softmax: zerar os pesos proibidos depois de normalizar deixa "
+            "Máscara aplicada depois da softmax: zerar os pesos proibidos depois de normalizar deixa "
             "linhas que não somam 1 (e a posição proibida já influenciou o denominador). Aplique a "
-            "máscara nos **escores**, trocando-os por -inf, e só então faça o softmax.",
+            "máscara nos **escores**, trocando-os por -inf, e só então aplique a softmax.",
         ))
         inv = np.where(mask, -np.inf, scores / math.sqrt(d))
         out.append((
@@ -294,9 +294,9 @@ def check_attention(fn: Callable[..., Any], *, varias_queries: bool = False) -> 
     A função pode devolver só a saída ou ``(saída, pesos)``. Casos: o exemplo resolvido do texto
     (uma query 2-D contra três keys) e uma query com ``d = 4`` (onde dividir por ``d`` e por ``√d``
     dão resultados diferentes). Com ``varias_queries=True`` exige também uma matriz de queries
-    ``q`` ``(n_q, d)``, o que permite reconhecer o softmax no eixo errado. Se a assinatura tiver um
+    ``q`` ``(n_q, d)``, o que permite reconhecer a softmax no eixo errado. Se a assinatura tiver um
     parâmetro ``mask`` (ou ``mascara``; booleano, ``True`` = pode olhar), confere a máscara —
-    inclusive o erro clássico de aplicá-la depois do softmax (isso exige várias queries).
+    inclusive o erro clássico de aplicá-la depois da softmax (isso exige várias queries).
     """
     nome = getattr(fn, "__name__", "sua função")
     return rodar_checagem(lambda: _veredito_atencao(fn, varias_queries or _aceita_mascara(fn)), nome)
@@ -348,7 +348,7 @@ def _veredito_atencao(fn: Callable[..., Any], varias_queries: bool) -> Veredito:
         falha = _comparar_atencao(fn, "com uma máscara causal (q (3, 4), K (4, 4), V (4, 3))", q4, k4, v4, mask)
         if falha:
             return falha
-        partes.append("A máscara está certa: -inf nos escores proibidos antes do softmax.")
+        partes.append("A máscara está certa: -inf nos escores proibidos antes da softmax.")
     return Veredito(True, f"{OK} Correto! " + " ".join(partes))
 
 
@@ -527,7 +527,7 @@ def _casos_escores() -> list[tuple[str, np.ndarray, np.ndarray]]:
         ("com q (3,) e K (4, 3)", np.array([2.0, 0.0, 1.0]),
          np.array([[1.0, 2.0, 0.0], [0.0, 1.0, -1.0], [3.0, 0.0, 1.0], [-1.0, 1.0, 2.0]])),
         ("com q (2,) e K (2, 2), uma K quadrada", np.array([1.0, 2.0]), np.array([[3.0, 1.0], [0.0, 2.0]])),
-        ("no exemplo do texto: q = (1, 0), keys (1, 0), (0, 1) e (0.5, 0.5)", np.array([1.0, 0.0]),
+        ("no exemplo da seção 4: q = (1, 0), keys (1, 0), (0, 1) e (0.5, 0.5)", np.array([1.0, 0.0]),
          np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])),
     ]
 
@@ -550,7 +550,7 @@ def _erros_escores(q: np.ndarray, K: np.ndarray) -> list[tuple[np.ndarray, str]]
         (certo / nk, "Você normalizou as keys (dividiu cada kᵢ por |kᵢ|) antes do produto. Use as keys como "
                      "vieram: uma key mais longa deve dar um escore maior."),
         (certo / nq, "Você normalizou a query (dividiu q por |q|) antes do produto. Use q como veio: o "
-                     "comprimento de q multiplica todos os escores, e isso importa para o softmax."),
+                     "comprimento de q multiplica todos os escores, e isso importa para a softmax."),
         (np.abs(certo), "Você tirou o valor absoluto: uma key que aponta para o lado oposto de q tem escore "
                         "**negativo**, e isso é informação (ela casa pior que uma key perpendicular, de escore 0)."),
         (np.sort(certo)[::-1], "Você devolveu os escores já ordenados. A posição i do resultado deve ser o "
@@ -601,7 +601,7 @@ def _veredito_escores(fn: Callable[[np.ndarray, np.ndarray], Any]) -> Veredito:
                                    f"(um escore por key), veio forma {forma}.")
         return Veredito(False, f"{ERRO} {caso[0].upper() + caso[1:]}: esperava {_fmt(certo)}, veio {_fmt(y)}.")
     return Veredito(True, f"{OK} Correto! Os escores são K @ q: um produto escalar por linha de K, na ordem das keys. "
-                          "No exemplo do texto eles dão (1, 0, 0.5): k₁ em 1º lugar, k₃ em 2º, k₂ em 3º.")
+                          "No exemplo da seção 4 eles dão (1, 0, 0.5): k₁ em 1º lugar, k₃ em 2º, k₂ em 3º.")
 
 
 
@@ -613,7 +613,7 @@ def check_escores_escalados(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool
     ``K`` ``(n, d)``, divididos pela raiz da dimensão ``d`` (o comprimento de cada vetor).
 
     Reconhece: sem escala, dividir por ``d``, multiplicar por ``√d``, dividir por ``d/2`` (a
-    precedência de ``d ** 1/2``), dividir pela raiz do **número de keys**, softmax já aplicado e, com
+    precedência de ``d ** 1/2``), dividir pela raiz do **número de keys**, a softmax já aplicada e, com
     a escala certa, os erros do produto escalar de :func:`check_escores`.
     """
     nome = getattr(fn, "__name__", "sua função")
@@ -624,7 +624,7 @@ def _casos_escores_escalados() -> list[tuple[str, np.ndarray, np.ndarray]]:
     rng = np.random.default_rng(16)
     return [
         ("com d = 16 (q (16,), K (3, 16))", rng.normal(size=16).round(1), rng.normal(size=(3, 16)).round(1)),
-        ("no exemplo do texto (d = 2: q = (1, 0), keys (1, 0), (0, 1) e (0.5, 0.5))", np.array([1.0, 0.0]),
+        ("no exemplo do notebook 02 (d = 2: q = (1, 0), keys (1, 0), (0, 1) e (0.5, 0.5))", np.array([1.0, 0.0]),
          np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])),
     ]
 
@@ -636,7 +636,7 @@ def _erros_escala(q: np.ndarray, K: np.ndarray) -> list[tuple[np.ndarray, str]]:
     r = math.sqrt(d)
     return [
         (s, f"Faltou a escala: você devolveu os escores q·kᵢ crus. Divida por √d (aqui √{d} ≈ {r:.3g}), "
-            "senão a variância dos escores cresce com d e o softmax satura."),
+            "senão a variância dos escores cresce com d e a softmax satura."),
         (s / d, f"Você dividiu por d = {d} em vez de √d = √{d} ≈ {r:.3g}. Dividir por d encolhe demais: a "
                 "variância vira 1/d e, com d grande, todos os escores ficam perto de 0 (pesos quase uniformes)."),
         (s * r, f"Você multiplicou por √d em vez de dividir: os escores ficaram {d} vezes maiores que o certo."),
@@ -647,7 +647,7 @@ def _erros_escala(q: np.ndarray, K: np.ndarray) -> list[tuple[np.ndarray, str]]:
                       "A raiz é np.sqrt(d) ou d ** 0.5 (com parênteses: K @ q / d ** 0.5)."),
         (s / math.sqrt(n), f"Você dividiu pela raiz do **número de keys** (n = {n}), não da dimensão. O d da "
                            f"escala é o tamanho de cada vetor: K.shape[1] (ou len(q)) = {d}."),
-        (softmax(s / r), "Você já aplicou o softmax. Aqui queremos só os escores escalados, K @ q / √d; o "
+        (softmax(s / r), "Você já aplicou a softmax. Aqui queremos só os escores escalados, K @ q / √d; a "
                          "softmax é o passo seguinte (notebook 04)."),
     ]
 
@@ -677,8 +677,8 @@ def _veredito_escores_escalados(fn: Callable[[np.ndarray, np.ndarray], Any]) -> 
             return Veredito(False, f"{ERRO} {caso[0].upper() + caso[1:]}: esperava um vetor de forma {certo.shape} "
                                    f"(um escore por key), veio forma {forma}.")
         return Veredito(False, f"{ERRO} {caso[0].upper() + caso[1:]}: esperava {_fmt(certo)}, veio {_fmt(y)}.")
-    return Veredito(True, f"{OK} Correto! Escores escalados = K @ q / √d. No exemplo do texto (d = 2, √2 ≈ 1.414) "
-                          "eles dão (0.707, 0, 0.354): os números que vão para o softmax.")
+    return Veredito(True, f"{OK} Correto! Escores escalados = K @ q / √d. No exemplo do notebook 02 (d = 2, √2 ≈ 1.414) "
+                          "eles dão (0.707, 0, 0.354): os números que vão para a softmax (os do Exemplo 1).")
 
 
 

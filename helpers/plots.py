@@ -332,11 +332,17 @@ class FiguraRankingKeys:
     ordenadas do maior para o menor (à direita).
 
     As keys ficam fixas; ``atualizar(q)`` move a query, recalcula ``K @ q`` e reordena as barras
-    (a barra de cima é sempre o 1º lugar, destacada em laranja, como a seta da key vencedora).
-    A reta tracejada passa pela origem perpendicular a ``q``: as keys do lado de ``q`` têm escore
-    positivo, as do outro lado, negativo. Devolve ``(escores, ordem)`` (``ordem[0]`` = índice da
-    key vencedora).
+    (a barra de cima é sempre o 1º lugar, destacada em amarelo-alaranjado, como a seta da key
+    vencedora; as outras ficam em vermelho). A reta tracejada passa pela origem perpendicular a
+    ``q``: as keys do lado de ``q`` têm escore positivo, as do outro lado, negativo. Devolve
+    ``(escores, ordem)`` (``ordem[0]`` = índice da key vencedora).
+
+    Os rótulos das keys ficam a uma distância fixa além da ponta da seta (não em cima dela) e são
+    empurrados para longe da reta tracejada, do lado da própria key, com um fundo branco por baixo.
     """
+
+    _AFASTAMENTO_RADIAL = 0.32  # distância (em unidades do plano) entre a ponta da seta e o rótulo
+    _AFASTAMENTO_RETA = 0.22  # quanto o rótulo se afasta da reta q·k = 0, do lado da key
 
     def __init__(self, ax_setas: Axes, ax_barras: Axes, keys: ArrayLike, nomes: Sequence[str] | None = None,
                  limite: float = 3.0, escore_max: float | None = None):
@@ -357,11 +363,15 @@ class FiguraRankingKeys:
         ax.axvline(0, color=CORES["neutro"], lw=0.8)
         self.fronteira, = ax.plot([], [], color=CORES["neutro"], ls="--", lw=1.2, label="q·k = 0")
         self.setas_k = [_seta(ax, CORES["k"], nome) for nome in self.nomes]
-        for (seta, rotulo), vet in zip(self.setas_k, self.K):
+        normas = np.linalg.norm(self.K, axis=1, keepdims=True)
+        direcoes = np.divide(self.K, normas, out=np.zeros_like(self.K), where=normas > 0)
+        self._pontas_rotulos = self.K + self._AFASTAMENTO_RADIAL * direcoes  # além da ponta da seta
+        for (seta, rotulo), vet, ponta in zip(self.setas_k, self.K, self._pontas_rotulos):
             seta.xy = tuple(vet)
-            rotulo.set_position(tuple(vet * 1.1))
+            rotulo.set_position(tuple(ponta))
             rotulo.set_ha("center")
             rotulo.set_va("center")
+            rotulo.set_bbox(dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85))
         self.seta_q, self.rotulo_q = _seta(ax, CORES["q"], "q")
         ax.legend(loc="lower left", frameon=False)
         ax.set_title("uma query, várias keys", y=1.02)  # y fixo: sem reposicionar a cada desenho
@@ -386,12 +396,17 @@ class FiguraRankingKeys:
         self.seta_q.xy = tuple(q)
         self.rotulo_q.set_position(tuple(q * 1.1))
         nq = float(np.linalg.norm(q))
+        escores = self.K @ q
         if nq > 0:
             perp = np.array([-q[1], q[0]]) / nq * self._limite * 1.5
             self.fronteira.set_data([-perp[0], perp[0]], [-perp[1], perp[1]])
+            # cada rótulo de key se afasta da reta tracejada, para o lado em que a key está
+            empurrao = np.where(escores >= 0, 1.0, -1.0)[:, None] * (q / nq) * self._AFASTAMENTO_RETA
         else:
             self.fronteira.set_data([], [])
-        escores = self.K @ q
+            empurrao = np.zeros_like(self.K)
+        for (_, rotulo), pos in zip(self.setas_k, self._pontas_rotulos + empurrao):
+            rotulo.set_position((pos[0], pos[1]))
         ordem = np.argsort(-escores, kind="stable")
         folga = 0.03 * (self.ax_barras.get_xlim()[1] - self.ax_barras.get_xlim()[0])
         for pos, i in enumerate(ordem):
@@ -433,8 +448,9 @@ class FiguraEscala:
 
     1. o histograma dos escores de muitos pares query–key aleatórios (eixo x fixo, para ver a
        largura mudar), com tracinhos marcando os escores da query fixa contra as suas keys;
-    2. os pesos do softmax dessa query sobre as keys (eixo y de 0 a 1) e a linha do peso uniforme;
-    3. a norma do gradiente do softmax (jacobiano) em função de ``d``, com e sem escala (curvas
+    2. os pesos da softmax dessa query sobre as keys (eixo y de 0 a 1) e a linha do peso uniforme;
+       o maior peso em amarelo-alaranjado, os outros em vermelho;
+    3. a norma do gradiente da softmax (jacobiano) em função de ``d``, com e sem escala (curvas
        calculadas antes — por exemplo a mediana de muitas queries —, em escala log), e um círculo
        no valor da query fixa no estado atual.
 
@@ -560,7 +576,7 @@ class FiguraSoftmax:
         for i, (barra, rotulo, p) in enumerate(zip(self.barras, self.rotulos, pesos, strict=True)):
             barra.set_height(p)
             barra.set_color(CORES["destaque"] if i == i_max else CORES["q"])
-            rotulo.set_position((i, p + 0.015))
+            rotulo.set_position((i, altura_do_rotulo(self.ax, p, 1.0 / self.n, 0.015, rotulo.get_fontsize())))
             rotulo.set_text(f"{p:.3f}")
         self.titulo.set_text(titulo if titulo is not None else f"pesos (soma = {pesos.sum():.3f})")
         if self.imagem is not None and jacobiano is not None:
@@ -572,6 +588,24 @@ class FiguraSoftmax:
                     texto = self.textos_j[i][j]
                     texto.set_text(f"{valor:+.3f}".replace("+0.000", "0.000").replace("-0.000", "0.000"))
                     texto.set_color("black" if valor > 0.05 else "white")
+
+
+def altura_do_rotulo(ax: Axes, topo: float, linha: float, folga: float, tamanho_pt: float) -> float:
+    """Onde pôr (``va="bottom"``) o número escrito em cima de uma barra de altura ``topo``.
+
+    Normalmente logo acima da barra (``topo + folga``). Se a linha horizontal ``y = linha`` (o peso
+    uniforme, tracejado) fosse cortar o texto, o número sobe para logo acima dela. A altura do texto
+    em unidades de dados sai do tamanho da fonte e da altura do eixo em pixels (sem desenhar nada).
+    """
+    y = topo + folga
+    if topo >= linha:
+        return y
+    altura_px = ax.get_position().height * ax.figure.get_figheight() * ax.figure.dpi
+    inferior, superior = ax.get_ylim()
+    texto = 1.25 * tamanho_pt * ax.figure.dpi / 72 * (superior - inferior) / altura_px
+    if linha < y + texto:  # a linha passaria pelo texto (ou logo abaixo dele, colada na barra)
+        return max(y, linha + folga)
+    return y
 
 
 _TABELA_SUBSCRITO = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -605,6 +639,68 @@ def _rotular_ponta(rotulo, vetor: ArrayLike, pad: float, lado: int = 0) -> None:
         rotulo.set_position((x + pad * ux, y + pad * uy))
         rotulo.set_horizontalalignment("left" if ux > 0.4 else "right" if ux < -0.4 else "center")
         rotulo.set_verticalalignment("bottom" if uy > 0.4 else "top" if uy < -0.4 else "center")
+
+
+def _caixa_px(rotulo) -> tuple[float, float, float, float]:
+    """Caixa ``(x0, y0, x1, y1)`` aproximada de um texto, em pixels, sem desenhar a figura.
+
+    A largura é estimada pelo número de caracteres (0.65 em por caractere, folgado para negrito) e a
+    altura pela fonte; a posição e o alinhamento vêm do próprio texto.
+    """
+    ax = rotulo.axes
+    x, y = ax.transData.transform(rotulo.get_position())
+    em = rotulo.get_fontsize() * ax.figure.dpi / 72
+    largura, altura = 0.65 * em * len(rotulo.get_text()), 1.25 * em
+    x0 = {"left": x, "right": x - largura}.get(rotulo.get_horizontalalignment(), x - largura / 2)
+    y0 = {"bottom": y, "top": y - altura}.get(rotulo.get_verticalalignment(), y - altura / 2)
+    return x0, y0, x0 + largura, y0 + altura
+
+
+def _sobreposicao(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """Área (px²) da interseção de duas caixas ``(x0, y0, x1, y1)``."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def _desviar_rotulo(rotulo, vetor: np.ndarray, pad: float, outros: Sequence) -> None:
+    """Se o rótulo da ponta de ``vetor`` cobre algum dos ``outros`` rótulos, tenta os dois lados da seta.
+
+    Candidatos, nesta ordem: além da ponta (onde :func:`_rotular_ponta` já o pôs), além da ponta mas
+    centrado na altura dela, ao lado direito e ao lado esquerdo da ponta (alinhado para longe da
+    seta). Fica o primeiro que não cobre nenhum dos
+    outros; se todos cobrem, o que cobre menos. Ex.: a saída (6.15, 3.85) fica perto de v₃ = (5, 5).
+    """
+    x, y = float(vetor[0]), float(vetor[1])
+    norma = math.hypot(x, y)
+    ux, uy = (x / norma, y / norma) if norma > 1e-9 else (1.0, 0.0)
+    caixas = [_caixa_px(o) for o in outros]
+
+    def custo() -> float:
+        minha = _caixa_px(rotulo)
+        return sum(_sobreposicao(minha, c) for c in caixas)
+
+    candidatos = [(rotulo.get_position(), rotulo.get_horizontalalignment(), rotulo.get_verticalalignment())]
+    if abs(ux) >= abs(uy):  # além da ponta, mas centrado na altura dela
+        candidatos.append(((x + math.copysign(pad, ux), y), "left" if ux > 0 else "right", "center"))
+    else:
+        candidatos.append(((x, y + math.copysign(pad, uy)), "center", "bottom" if uy > 0 else "top"))
+    for nx, ny in ((uy, -ux), (-uy, ux)):  # perpendicular à direita e à esquerda da seta
+        ha = "left" if nx > 0.3 else "right" if nx < -0.3 else "center"
+        va = "bottom" if ny > 0.3 else "top" if ny < -0.3 else "center"
+        candidatos.append(((x + pad * nx, y + pad * ny), ha, va))
+    melhor, menor = candidatos[0], math.inf
+    for posicao, ha, va in candidatos:
+        rotulo.set_position(posicao)
+        rotulo.set_horizontalalignment(ha)
+        rotulo.set_verticalalignment(va)
+        c = custo()
+        if c == 0:
+            return
+        if c < menor:
+            melhor, menor = (posicao, ha, va), c
+    posicao, ha, va = melhor
+    rotulo.set_position(posicao)
+    rotulo.set_horizontalalignment(ha)
+    rotulo.set_verticalalignment(va)
 
 
 class FiguraSomaPonderada:
@@ -653,6 +749,7 @@ class FiguraSomaPonderada:
         self.titulo_values = ax_values.set_title("", y=1.02)
 
         x = np.arange(n)
+        self.ax_pesos = ax_pesos
         self.barras = ax_pesos.bar(x, np.zeros(n), width=0.6, color=CORES["k"], alpha=0.85)
         ax_pesos.axhline(1 / n, color=CORES["neutro"], ls="--", lw=1.2)  # a média simples: todos iguais
         ax_pesos.set_xlim(-0.6, n - 0.4)
@@ -691,13 +788,15 @@ class FiguraSomaPonderada:
             self._mover(self.setas_k[i], K[i], self.pad_keys, largura, lado=1)
             self._mover(self.setas_v[i], V[i], self.pad_values, largura)
             self.barras[i].set_height(pesos[i])
-            self.textos_peso[i].set_position((i, pesos[i] + 0.01))
+            self.textos_peso[i].set_position((i, altura_do_rotulo(self.ax_pesos, float(pesos[i]), 1 / self.n, 0.01,
+                                                                  self.textos_peso[i].get_fontsize())))
             self.textos_peso[i].set_text(f"{pesos[i]:.3f}")
             self.textos_escore[i].set_text(f"{escalados[i]:.2f}")
         self.triangulo.set_xy(V)
         passos = np.vstack([np.zeros(2), np.cumsum(pesos[:, None] * V, axis=0)])
         self.caminho.set_data(passos[:, 0], passos[:, 1])
         self._mover(self.seta_saida, saida, self.pad_values)
+        _desviar_rotulo(self.seta_saida[1], saida, self.pad_values, [rotulo for _, rotulo in self.setas_v])
         self.titulo_values.set_text(f"saída = ({saida[0]:.2f}, {saida[1]:.2f})")
 
 

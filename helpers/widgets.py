@@ -65,7 +65,7 @@ class Painel(W.VBox):
         self.ultimo_tempo_ms = 0.0
         cabecalho = [W.HTML(f"<b>{titulo}</b>")] if titulo else []
         coluna = W.VBox(list(self.controles.values()), layout=W.Layout(min_width="330px"))
-        super().__init__(cabecalho + [W.HBox([coluna, self.imagem]), self.texto])
+        super().__init__(cabecalho + [W.HBox([coluna, self.imagem], layout=W.Layout(flex_flow="row wrap")), self.texto])
         for controle in self.controles.values():
             controle.observe(self._ao_mudar, names="value")
         self.atualizar()
@@ -275,9 +275,9 @@ DIMS_ESCALA = [2**i for i in range(1, 11)]
 
 
 def norma_jacobiano_softmax(p: np.ndarray) -> np.ndarray | float:
-    """‖diag(p) − p pᵀ‖ (norma de Frobenius do jacobiano do softmax) para pesos ``p`` ``(..., n)``.
+    """‖diag(p) − p pᵀ‖ (norma de Frobenius do jacobiano da softmax) para pesos ``p`` ``(..., n)``.
 
-    Mede o quanto os pesos reagem a uma mudança nos escores: perto de 0 quando o softmax está
+    Mede o quanto os pesos reagem a uma mudança nos escores: perto de 0 quando a softmax está
     saturado (um peso ≈ 1). Vale para várias linhas de uma vez (o mesmo número que
     ``np.linalg.norm(np.diag(p) - np.outer(p, p))`` para cada linha).
     """
@@ -295,12 +295,12 @@ def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queri
     Sorteia uma vez só ``n_queries`` queries e, para cada uma, ``n_keys`` keys, em 1024 dimensões; a
     dimensão ``d`` usa as ``d`` primeiras coordenadas (as somas acumuladas ficam guardadas, então
     mover o slider não refaz conta pesada). Mostra o histograma de todos os ``n_queries × n_keys``
-    escores, os pesos do softmax (:func:`helpers.attention.softmax`) da primeira query (a "query
-    fixa") sobre as suas keys, o peso máximo e a norma do jacobiano do softmax
+    escores, os pesos da softmax (:func:`helpers.attention.softmax`) da primeira query (a "query
+    fixa") sobre as suas keys, o peso máximo e a norma do jacobiano da softmax
     (:func:`norma_jacobiano_softmax`); as curvas do terceiro gráfico são a mediana sobre as queries.
 
     Estado: ``d``, ``escalar``, ``q`` ``(d,)`` e ``K`` ``(n_keys, d)`` (a query fixa e as suas keys),
-    ``escores`` ``(n_keys,)`` (o que entra no softmax), ``pesos``, ``peso_max``, ``norma_grad``,
+    ``escores`` ``(n_keys,)`` (o que entra na softmax), ``pesos``, ``peso_max``, ``norma_grad``,
     ``desvio_pares`` (desvio-padrão de todos os escores do histograma).
     """
     from .attention import softmax
@@ -345,8 +345,8 @@ def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queri
             ("escores", divisao),
             ("desvio-padrão de todos os escores do histograma",
              f"{desvio:.2f}" + ("" if com_escala else f"   (√d = {math.sqrt(dim):.2f})")),
-            (f"maior peso do softmax (query fixa, {n_keys} keys)", f"{peso_max:.3f}   (uniforme seria {1 / n_keys:.4g})"),
-            ("norma do gradiente do softmax ‖J‖ (query fixa, ○)", f"{norma:.2e}"),
+            (f"maior peso da softmax (query fixa, {n_keys} keys)", f"{peso_max:.3f}   (uniforme seria {1 / n_keys:.4g})"),
+            ("norma do gradiente da softmax ‖J‖ (query fixa, ○)", f"{norma:.2e}"),
         ])
         return {"d": dim, "escalar": com_escala, "q": q[:dim], "K": K[:, :dim], "escores": escores, "pesos": pesos,
                 "peso_max": peso_max, "norma_grad": norma, "desvio_pares": desvio, "html": html}
@@ -394,7 +394,7 @@ def painel_softmax(
         fig.subplots_adjust(left=0.14, right=0.96, bottom=0.12, top=0.88)
         figura = plots.FiguraSoftmax(axes[0, 0], n)
     controles: dict[str, W.ValueWidget] = {
-        f"z{i + 1}": slider(f"escore z{plots.subscrito(i + 1)}", float(z), -5.0, 5.0, 0.01) for i, z in enumerate(z0)
+        f"z{i + 1}": slider(f"escore z{plots.subscrito(i + 1)}", float(z), -5.0, 5.0, 0.001, readout_format=".3f") for i, z in enumerate(z0)
     }
     controles["temperatura"] = slider("temperatura T", temperatura, 0.1, 5.0, 0.05)
 

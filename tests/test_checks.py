@@ -182,10 +182,10 @@ CASOS_ATENCAO = [
     (atencao_sem_transpor, {}, "transpôs K"),
     (atencao_ordem_trocada, {}, "ordem dos fatores"),
     (atencao_soma_keys, {}, "keys"),
-    (atencao_sem_softmax, {}, "Faltou o softmax"),
+    (atencao_sem_softmax, {}, "Faltou a softmax"),
     (atencao_esqueleto, {}, "ainda não foi implementada"),
-    (atencao_eixo_errado, {"varias_queries": True}, "Softmax no eixo errado"),
-    (atencao_mascara_depois, {}, "Máscara aplicada depois do softmax"),
+    (atencao_eixo_errado, {"varias_queries": True}, "Softmax calculada no eixo errado"),
+    (atencao_mascara_depois, {}, "Máscara aplicada depois da softmax"),
     (atencao_mascara_invertida, {}, "Máscara invertida"),
 ]
 

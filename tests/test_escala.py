@@ -1,4 +1,4 @@
-"""Notebook 03: o painel da escala √d, a norma do jacobiano do softmax e o corretor
+"""Notebook 03: o painel da escala √d, a norma do jacobiano da softmax e o corretor
 ``check_escores_escalados``."""
 
 import math
@@ -179,7 +179,7 @@ CASOS = [
     (escalados_precedencia, "dividiu por 2d = 32. Cuidado com a precedência"),
     (escalados_precedencia_escala, "dividiu por d/2 = 8. Cuidado com a precedência: d ** 1/2 é (d ** 1) / 2"),
     (escalados_numero_de_keys, "raiz do **número de keys** (n = 3)"),
-    (escalados_softmax, "já aplicou o softmax"),
+    (escalados_softmax, "já aplicou a softmax"),
     (escalados_sem_soma, "esqueceu de **somar**"),
     (escalados_cosseno, "calculou o **cosseno**"),
     (escalados_q_at_K, "uma key por linha"),

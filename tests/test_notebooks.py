@@ -139,3 +139,11 @@ def test_nbconvert_execute_from_repo_root(tmp_path):
     nb = json.loads(saida.read_text(encoding="utf-8"))
     saidas = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
     assert saidas and not any(o["output_type"] == "error" for o in saidas)
+
+
+def test_map_rows_do_not_break_markdown_tables():
+    # um "|" solto no título ou no resumo partiria a linha da tabela do mapa (README e notebook 00)
+    for etapa in tn.TRILHA:
+        assert "|" not in etapa.titulo + etapa.resumo, etapa
+    linhas = tn.mapa().splitlines()
+    assert all(linha.count("|") == 4 for linha in linhas), linhas

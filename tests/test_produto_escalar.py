@@ -84,6 +84,25 @@ def test_custom_keys_and_validation():
         plots.FiguraRankingKeys(axes[0, 0], axes[0, 1], np.ones((3, 3)))
 
 
+def test_key_labels_sit_past_the_arrowhead_and_off_the_dashed_line():
+    fig, axes = plots.nova_figura(9, 4.2, ncols=2)
+    K = widgets.KEYS_RANKING
+    figura = plots.FiguraRankingKeys(axes[0, 0], axes[0, 1], K, escore_max=4.0)
+    for angulo in (30, 120, -65):
+        q = _q(angulo, 1.5)
+        escores, _ = figura.atualizar(q)
+        u = q / np.linalg.norm(q)
+        for (_, rotulo), k, escore in zip(figura.setas_k, K, escores):
+            pos = np.array(rotulo.get_position())
+            assert np.linalg.norm(pos - k) >= 0.3  # não em cima da ponta da seta (k₁ ficava)
+            # do mesmo lado da reta q·k = 0 que a key, e afastado dela (k₄ a 30° ficava em cima da reta)
+            assert np.sign(pos @ u) == np.sign(escore)
+            assert abs(pos @ u) >= 0.2
+    # o rótulo de k₄ (quase perpendicular a q a 30°) saiu de cima da reta tracejada
+    figura.atualizar(_q(30, 1.5))
+    assert abs(np.array(figura.setas_k[3][1].get_position()) @ _q(30, 1.0)) > 0.2
+
+
 def test_static_ranking_figure():
     fig = plots.figura_ranking_keys([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
     assert isinstance(fig, Figure)

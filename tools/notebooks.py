@@ -40,8 +40,8 @@ class Etapa:
 TRILHA: list[Etapa] = [
     Etapa("00_comece_aqui.ipynb", "Comece aqui", "como usar a coleção: mapa, sliders, exercícios corrigidos e checagem do ambiente"),
     Etapa("01_gargalo_recorrente.ipynb", "O gargalo recorrente", "um estado oculto de tamanho fixo esquece o começo de sequências longas — medido; a atenção lê cada posição"),
-    Etapa("02_produto_escalar.ipynb", "Produto escalar", "q·k mede alinhamento (|q||k|cos θ); ordenar keys por uma query; sliders para q e k"),
-    Etapa("03_escala_raiz_d.ipynb", "A escala √d", "a variância de q·k cresce com d; o que isso faz com o softmax e com os gradientes"),
+    Etapa("02_produto_escalar.ipynb", "Produto escalar", "q·k mede alinhamento (‖q‖ ‖k‖ cos θ); ordenar keys por uma query; sliders para q e k"),
+    Etapa("03_escala_raiz_d.ipynb", "A escala √d", "a variância de q·k cresce com d; o que isso faz com a softmax e com os gradientes"),
     Etapa("04_softmax.ipynb", "Softmax", "de escores a pesos que somam 1; temperatura; a versão estável; o jacobiano"),
     Etapa("05_soma_ponderada.ipynb", "A soma ponderada dos values", "a saída como média ponderada dos values; os exemplos resolvidos à mão e em código"),
     Etapa("06_projecoes_qkv.ipynb", "Projeções Q, K, V", "W_q, W_k, W_v; a forma matricial softmax(QKᵀ/√d)V; significado contextual"),
