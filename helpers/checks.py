@@ -757,3 +757,18 @@ def _veredito_jacobiano_softmax(fn: Callable[[np.ndarray], Any]) -> Veredito:
     return Veredito(True, f"{OK} Correto! J = diag(s) − s sᵀ: positivo na diagonal, negativo fora dela e simétrico. "
                           "Cada coluna soma 0 (os pesos sempre somam 1) e cada linha também (somar a mesma "
                           "constante a todos os escores não muda os pesos).")
+
+
+# === 06 · projeções Q, K, V ============================================================================
+
+
+# === 07 · máscaras e atenção cruzada ============================================================================
+
+
+# === 08 · várias cabeças ============================================================================
+
+
+# === 09 · custo quadrático ============================================================================
+
+
+# === 10 · revisão ============================================================================
