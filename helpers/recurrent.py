@@ -150,11 +150,8 @@ def _check_sequence(xs: ArrayLike, d: int) -> NDArray[np.float64]:
 
 
 @dataclass(frozen=True)
-class TanhRNN:
-    """RNN simples: ``h_t = tanh(W_h h_{t-1} + W_x x_t + b)``, com ``h_0 = 0``.
-
-    ``W_h`` ``(n, n)``, ``W_x`` ``(n, d)``, ``b`` ``(n,)``. Crie com :func:`make_tanh_rnn`.
-    """
+class _RNNBase:
+    """O que as duas RNNs têm em comum: ``W_h`` ``(n, n)``, ``W_x`` ``(n, d)``, ``b`` ``(n,)``."""
 
     W_h: NDArray[np.float64]
     W_x: NDArray[np.float64]
@@ -169,6 +166,14 @@ class TanhRNN:
     def d(self) -> int:
         """Tamanho de cada entrada ``x_t``."""
         return self.W_x.shape[1]
+
+
+@dataclass(frozen=True)
+class TanhRNN(_RNNBase):
+    """RNN simples: ``h_t = tanh(W_h h_{t-1} + W_x x_t + b)``, com ``h_0 = 0``.
+
+    ``W_h`` ``(n, n)``, ``W_x`` ``(n, d)``, ``b`` ``(n,)``. Crie com :func:`make_tanh_rnn`.
+    """
 
     def step(self, h: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.float64]:
         """Um passo: ``h`` ``(..., n)`` e ``x`` ``(..., d)`` → ``h_novo`` ``(..., n)``."""
@@ -180,7 +185,7 @@ class TanhRNN:
 
 
 @dataclass(frozen=True)
-class GatedRNN:
+class GatedRNN(_RNNBase):
     """RNN com porta (uma GRU simplificada, só com a porta de atualização ``z``)::
 
         z_t  = σ(U_z h_{t-1} + W_z x_t + b_z)          # quanto reescrever, por unidade (0 … 1)
@@ -192,22 +197,9 @@ class GatedRNN:
     ``(n, d)``; ``b``, ``b_z`` ``(n,)``. Crie com :func:`make_gated_rnn`.
     """
 
-    W_h: NDArray[np.float64]
-    W_x: NDArray[np.float64]
-    b: NDArray[np.float64]
     U_z: NDArray[np.float64]
     W_z: NDArray[np.float64]
     b_z: NDArray[np.float64]
-
-    @property
-    def n(self) -> int:
-        """Tamanho do estado oculto."""
-        return self.W_h.shape[0]
-
-    @property
-    def d(self) -> int:
-        """Tamanho de cada entrada ``x_t``."""
-        return self.W_x.shape[1]
 
     def gate(self, h: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.float64]:
         """A porta ``z`` ``(..., n)`` para o estado ``h`` e a entrada ``x``."""
