@@ -237,14 +237,14 @@ def scaled_dot_product_attention(
     Para ``q`` 1-D: ``output`` ``(..., d_v)`` e ``weights`` ``(..., n_k)``.
     Uma query cujas keys estão todas mascaradas recebe pesos 0 e saída 0 (nunca NaN).
 
-    Exemplo (o exemplo resolvido do texto-base)::
+    Exemplo (os Exemplos 1 e 2 da trilha)::
 
         >>> out, w = scaled_dot_product_attention([1, 0], [[1, 0], [0, 1], [.5, .5]],
         ...                                       [[10, 0], [0, 10], [5, 5]])
         >>> w.round(4), out.round(2)
         (array([0.4555, 0.2246, 0.3199]), array([6.15, 3.85]))
 
-    (O texto-base arredonda as contas intermediárias e chega a pesos (0.455, 0.225, 0.320).)
+    (O Exemplo 1 arredonda as contas intermediárias e chega a pesos (0.455, 0.225, 0.320).)
     """
     qa = _as_float(q, "q")
     ka = _as_float(k, "k")

@@ -850,16 +850,662 @@ def figura_caminho_da_saida(K: ArrayLike, V: ArrayLike, comprimentos: Sequence[f
 # === 06 · projeções Q, K, V ============================================================================
 
 
+def _mapa_atual() -> str:
+    """``cividis`` no modo de apresentação, ``viridis`` (:data:`MAPA`) no resto."""
+    return "cividis" if mpl.rcParams["image.cmap"] == "cividis" else MAPA
+
+
+def _cor_do_texto(peso: float) -> str:
+    """Texto legível sobre a célula: branco nas cores escuras (pesos baixos), preto nas claras."""
+    return "black" if peso > 0.55 else "white"
+
+
+def desenhar_pesos(ax: Axes, pesos: ArrayLike, rotulos: Sequence[str], rotulos_colunas: Sequence[str] | None = None,
+                   *, titulo: str = "pesos de atenção", anotar: bool = True) -> None:
+    """Mapa de calor de uma matriz de pesos ``(n_q, n_k)``: linha ``i`` = quanto a query ``i`` olha
+    para cada key. Escala de cor fixa de 0 a 1 (cores iguais = pesos iguais em figuras diferentes), em
+    raiz quadrada (``PowerNorm(0.5)``) para separar bem os pesos pequenos; com ``anotar`` o peso vai
+    escrito em cada célula. Uso: ``fig, ax = plt.subplots()``, esta função, ``plt.show()``.
+    """
+    from matplotlib.colors import PowerNorm
+
+    w = np.asarray(pesos, dtype=float)
+    colunas = list(rotulos if rotulos_colunas is None else rotulos_colunas)
+    if w.ndim != 2 or w.shape != (len(rotulos), len(colunas)):
+        raise ValueError(f"os pesos têm forma {w.shape}, mas há {len(rotulos)} rótulos de linha e "
+                         f"{len(colunas)} de coluna.")
+    ax.imshow(w, cmap=_mapa_atual(), norm=PowerNorm(0.5, 0.0, 1.0))
+    ax.set_xticks(np.arange(w.shape[1]), colunas, rotation=40, ha="right", rotation_mode="anchor")
+    ax.set_yticks(np.arange(w.shape[0]), list(rotulos))
+    ax.set_xlabel("key de … (para quem se olha)")
+    ax.set_ylabel("query de … (quem olha)")
+    ax.tick_params(length=0)
+    ax.grid(False)
+    ax.set_title(titulo)
+    if anotar:
+        for i in range(w.shape[0]):
+            for j in range(w.shape[1]):
+                ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center",
+                        color=_cor_do_texto(math.sqrt(max(float(w[i, j]), 0.0))))
+
+
+class FiguraBanco:
+    """O exemplo "banco" do notebook 06: duas frases, as mesmas matrizes ``W_q``, ``W_k``, ``W_v``.
+
+    1. ``ax_frase1`` e ``ax_frase2``: os mapas de calor dos pesos de atenção de cada frase (linha =
+       quem olha, coluna = para quem), com a linha de "banco" contornada e os pesos dela escritos;
+    2. ``ax_sentidos``: o plano dos dois sentidos (coordenadas "finanças" e "assento/lugar" dos
+       values) com a saída de "banco" em cada frase e, tracejado, o value de "banco" sozinho.
+
+    As cores dos mapas vão de 0 a 1 em escala de raiz quadrada (``PowerNorm(0.5)``), para que pesos
+    pequenos como 0.07 e 0.4 não fiquem os dois quase pretos; os números estão escritos.
+    ``atualizar(pesos1, pesos2, saida1, saida2)`` recebe os números já calculados (por
+    :func:`helpers.attention.scaled_dot_product_attention`); aqui só se desenha, e nada é recriado.
+    As saídas entram com as duas primeiras coordenadas (finanças, lugar).
+    """
+
+    COR_FRASE1 = CORES["destaque"]
+    COR_FRASE2 = CORES["extra"]
+
+    def __init__(self, ax_frase1: Axes, ax_frase2: Axes, ax_sentidos: Axes, tokens1: Sequence[str],
+                 tokens2: Sequence[str], proprio: ArrayLike = (0.5, 0.5), palavra: str = "banco"):
+        from matplotlib.colors import PowerNorm
+        from matplotlib.patches import Rectangle
+
+        self.tokens = (list(tokens1), list(tokens2))
+        self.linha = tuple(t.index(palavra) for t in self.tokens)
+        self.imagens, self.textos = [], []
+        fonte = mpl.rcParams["font.size"]
+        for n_frase, (ax, toks, i, cor) in enumerate(zip((ax_frase1, ax_frase2), self.tokens, self.linha,
+                                                         (self.COR_FRASE1, self.COR_FRASE2)), 1):
+            n = len(toks)
+            self.imagens.append(ax.imshow(np.zeros((n, n)), cmap=_mapa_atual(), norm=PowerNorm(0.5, 0.0, 1.0)))
+            # os nomes dos tokens como textos simples, sem o mecanismo de ticks: o painel redesenha mais rápido
+            ax.set_xticks([])
+            ax.set_yticks([])
+            for j, t in enumerate(toks):
+                ax.text(j, n - 0.35, t, rotation=40, ha="right", va="top", rotation_mode="anchor", clip_on=False)
+                ax.text(-0.65, j, t, ha="right", va="center", clip_on=False)
+            ax.grid(False)
+            ax.add_patch(Rectangle((-0.5, i - 0.5), n, 1, fill=False, edgecolor=cor, lw=3, clip_on=False))
+            ax.set_title(f"frase {n_frase}: pesos", y=1.02)
+            self.textos.append([ax.text(j, i, "", ha="center", va="center", fontsize=fonte) for j in range(n)])
+
+        ax = ax_sentidos
+        ax.set_xlim(-0.05, 1.05)
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_aspect("equal")
+        ax.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
+        ax.set_yticks([0, 0.5, 1], ["0", "0.5", "1"])
+        ax.set_xlabel("finanças")
+        ax.set_ylabel("assento/lugar")
+        ax.plot([0, 1], [0, 1], color=CORES["neutro"], ls=":", lw=1.2)  # onde os dois sentidos empatam
+        estilo = dict(arrowstyle="-|>", lw=mpl.rcParams["lines.linewidth"] + 0.5, mutation_scale=18)
+        p = np.asarray(proprio, dtype=float)
+        ax.annotate("", xy=(float(p[0]), float(p[1])), xytext=(0, 0),
+                    arrowprops=dict(color=CORES["neutro"], ls="--", **estilo))
+        # à direita e um pouco abaixo da ponta: longe da diagonal pontilhada
+        ax.text(float(p[0]) + 0.06, float(p[1]) - 0.04, "sozinho", color=CORES["neutro"], fontsize=fonte,
+                ha="left", va="top")
+        self.setas = []
+        for n_frase, cor in ((1, self.COR_FRASE1), (2, self.COR_FRASE2)):
+            seta = ax.annotate("", xy=(0.5, 0.5), xytext=(0, 0), arrowprops=dict(color=cor, **estilo))
+            texto = ax.text(0, 0, f"frase {n_frase}", color=cor, fontsize=fonte, fontweight="bold")
+            self.setas.append((seta, texto))
+        ax.set_title(f"saída de '{palavra}'", y=1.02)
+
+    def atualizar(self, pesos1: ArrayLike, pesos2: ArrayLike, saida1: ArrayLike, saida2: ArrayLike) -> None:
+        for imagem, textos, i, pesos in zip(self.imagens, self.textos, self.linha, (pesos1, pesos2)):
+            w = np.asarray(pesos, dtype=float)
+            imagem.set_data(w)
+            for j, texto in enumerate(textos):
+                texto.set_text(f"{w[i, j]:.2f}")
+                texto.set_color(_cor_do_texto(math.sqrt(max(float(w[i, j]), 0.0))))
+        for (seta, texto), saida in zip(self.setas, (saida1, saida2)):
+            s = np.asarray(saida, dtype=float)[:2]
+            seta.xy = (float(s[0]), float(s[1]))
+            # o rótulo vai logo acima da ponta (longe da seta tracejada); perto do topo, à direita da ponta
+            if s[1] <= s[0] or s[1] < 0.8:
+                texto.set_position((min(max(float(s[0]), 0.2), 0.7), float(s[1]) + 0.1))
+                texto.set_horizontalalignment("center")
+                texto.set_verticalalignment("bottom")
+            else:
+                texto.set_position((float(s[0]) + 0.08, min(float(s[1]), 0.95)))
+                texto.set_horizontalalignment("left")
+                texto.set_verticalalignment("center")
+
+
+def eixos_banco(pyplot: bool) -> tuple[Figure, list[Axes]]:
+    """A figura 9 × 4.2 do exemplo "banco": dois mapas de calor e o plano dos sentidos."""
+    fig, axes = nova_figura(9.0, 4.2, ncols=3, pyplot=pyplot)
+    largura, altura = fig.get_size_inches()
+    # [esquerda, baixo, largura, altura] em polegadas: os mapas são quadrados, o plano é menor
+    caixas = [(0.85, 1.0, 2.5, 2.75), (4.0, 1.0, 2.5, 2.75), (7.15, 1.45, 1.75, 1.9)]
+    for ax, (x, y, w, h) in zip(axes[0], caixas):
+        ax.set_position([x / largura, y / altura, w / largura, h / altura])
+    return fig, list(axes[0])
+
+
+def figura_banco(tokens1: Sequence[str], tokens2: Sequence[str], pesos1: ArrayLike, pesos2: ArrayLike,
+                 saida1: ArrayLike, saida2: ArrayLike, proprio: ArrayLike = (0.5, 0.5)) -> Figure:
+    """Figura estática de :class:`FiguraBanco` (devolve a ``Figure`` do pyplot)."""
+    fig, axes = eixos_banco(pyplot=True)
+    FiguraBanco(*axes, tokens1, tokens2, proprio).atualizar(pesos1, pesos2, saida1, saida2)
+    return fig
+
+
 # === 07 · máscaras e atenção cruzada ============================================================================
+
+#: cor das células mascaradas (proibidas) nos mapas de pesos
+COR_MASCARADA = "#d9d9d9"
+
+
+class MapaDePesos:
+    """Mapa de calor de uma matriz de pesos ``(n_q, n_k)`` com os tokens nos eixos.
+
+    Linhas = queries (quem olha), colunas = keys (para quem se olha). Cada célula traz o peso
+    escrito; as células mascaradas (``permitido[i, j] == False``) ficam cinza-claro com um ``×``.
+    Com ``somas=True`` a soma de cada linha aparece à direita da matriz. A escala de cor é fixa em
+    ``[0, 1]``, para que cores iguais signifiquem pesos iguais em figuras diferentes.
+    ``atualizar`` só muda os dados dos artistas (o painel do notebook 07 usa isso).
+    """
+
+    def __init__(self, ax: Axes, n_q: int, n_k: int, *, somas: bool = True, casas: int = 2):
+        self.ax, self.n_q, self.n_k, self.casas = ax, n_q, n_k, casas
+        self._tokens_q: list[str] | None = None
+        self._tokens_k: list[str] | None = None
+        mapa = mpl.colormaps["cividis" if mpl.rcParams["image.cmap"] == "cividis" else MAPA].with_extremes(
+            bad=COR_MASCARADA)
+        self.imagem = ax.imshow(np.zeros((n_q, n_k)), cmap=mapa, vmin=0.0, vmax=1.0, aspect="auto")
+        ax.grid(False)
+        ax.set_xticks(np.arange(n_k))
+        ax.set_yticks(np.arange(n_q))
+        ax.tick_params(length=0)
+        fonte = mpl.rcParams["font.size"]
+        tamanho = fonte if max(n_q, n_k) <= 6 else fonte - 2
+        self.textos = [[ax.text(j, i, "", ha="center", va="center", fontsize=tamanho) for j in range(n_k)]
+                       for i in range(n_q)]
+        self.textos_soma = []
+        if somas:
+            ax.text(n_k - 0.5 + 0.15, -0.5, "soma", ha="left", va="bottom", color=CORES["neutro"],
+                    fontsize=fonte - 1, clip_on=False)
+            self.textos_soma = [ax.text(n_k - 0.5 + 0.15, i, "", ha="left", va="center", fontsize=fonte - 1,
+                                        clip_on=False) for i in range(n_q)]
+
+    def atualizar(self, pesos: ArrayLike, permitido: ArrayLike | None = None,
+                  tokens_q: Sequence[str] | None = None, tokens_k: Sequence[str] | None = None) -> None:
+        pesos = np.asarray(pesos, dtype=float)
+        if pesos.shape != (self.n_q, self.n_k):
+            raise ValueError(f"os pesos deveriam ter forma ({self.n_q}, {self.n_k}); recebi {pesos.shape}.")
+        livre = np.ones(pesos.shape, dtype=bool) if permitido is None else np.broadcast_to(permitido, pesos.shape)
+        self.imagem.set_data(np.ma.masked_array(pesos, mask=~livre))
+        for i in range(self.n_q):
+            for j in range(self.n_k):
+                texto = self.textos[i][j]
+                if livre[i, j]:
+                    texto.set_text(f"{pesos[i, j]:.{self.casas}f}")
+                    texto.set_color("black" if pesos[i, j] > 0.55 else "white")
+                else:
+                    texto.set_text("×")
+                    texto.set_color(CORES["neutro"])
+        for i, texto in enumerate(self.textos_soma):
+            soma = float(pesos[i].sum())
+            texto.set_text(f"{soma:.{self.casas}f}")
+            texto.set_color("black" if abs(soma - 1.0) < 1e-9 else CORES["k"])
+        # rótulos só quando mudam: refazê-los cria textos novos, e texto é o que mais custa desenhar
+        if tokens_q is not None and list(tokens_q) != self._tokens_q:
+            self._tokens_q = list(tokens_q)
+            self.ax.set_yticks(np.arange(self.n_q), self._tokens_q)
+        if tokens_k is not None and list(tokens_k) != self._tokens_k:
+            self._tokens_k = list(tokens_k)
+            self.ax.set_xticks(np.arange(self.n_k), self._tokens_k, rotation=40, ha="right",
+                               rotation_mode="anchor")
+
+
+def figura_pesos(pesos: ArrayLike, tokens_q: Sequence[str], tokens_k: Sequence[str] | None = None,
+                 permitido: ArrayLike | None = None, titulo: str = "", *, somas: bool = True,
+                 ax: Axes | None = None) -> Figure:
+    """Mapa de calor dos pesos de atenção com os tokens nos eixos (queries nas linhas, keys nas colunas).
+
+    ``permitido`` (booleana, ``True`` = pode olhar) marca as células mascaradas com ``×``. Com ``ax``
+    desenha nele (por exemplo, um eixo de ``plt.subplots``); senão cria uma figura do pyplot.
+    Devolve a ``Figure``.
+    """
+    pesos = np.asarray(pesos, dtype=float)
+    tokens_k = tokens_q if tokens_k is None else tokens_k
+    if ax is None:
+        fig, axes = nova_figura(5.0, 4.2, pyplot=True)
+        fig.subplots_adjust(left=0.2, right=0.86, bottom=0.2, top=0.9)
+        ax = axes[0, 0]
+    mapa = MapaDePesos(ax, pesos.shape[0], pesos.shape[1], somas=somas)
+    mapa.atualizar(pesos, permitido, tokens_q, tokens_k)
+    ax.set_xlabel("keys (para quem se olha)")
+    ax.set_ylabel("queries (quem olha)")
+    if titulo:
+        ax.set_title(titulo)
+    return ax.figure
+
+
+class FiguraMascaras:
+    """O painel das máscaras: o mapa de pesos (com as somas das linhas) e a saída de uma query.
+
+    ``ax_mapa`` recebe um :class:`MapaDePesos` ``(n, n)`` e um retângulo laranja em volta da linha da
+    query em destaque. ``ax_saida`` mostra, em barras, as ``d_v`` coordenadas da saída dessa query
+    com as máscaras escolhidas e, em contorno tracejado, a saída que ela teria sem máscara nenhuma.
+    """
+
+    def __init__(self, ax_mapa: Axes, ax_saida: Axes, n: int, d_v: int, limites_saida: tuple[float, float]):
+        from matplotlib.patches import Rectangle
+
+        self.n, self.d_v = n, d_v
+        self.mapa = MapaDePesos(ax_mapa, n, n)
+        ax_mapa.set_xlabel("keys (para quem se olha)")
+        ax_mapa.set_ylabel("queries (quem olha)")
+        self.titulo_mapa = ax_mapa.set_title("")
+        self.destaque = Rectangle((-0.5, -0.5), n, 1, fill=False, edgecolor=CORES["destaque"], lw=3.5,
+                                  clip_on=False)
+        ax_mapa.add_patch(self.destaque)
+        x = np.arange(d_v)
+        self.ax_saida = ax_saida
+        self.barras = ax_saida.bar(x, np.zeros(d_v), width=0.6, color=CORES["saida"], label="com as máscaras escolhidas")
+        self.fantasmas = ax_saida.bar(x, np.zeros(d_v), width=0.6, fill=False, edgecolor=CORES["neutro"],
+                                      ls="--", lw=1.5, label="sem máscara nenhuma")
+        ax_saida.axhline(0, color=CORES["neutro"], lw=0.8)
+        ax_saida.set_xticks(x, [f"coord. {c + 1}" for c in x])
+        ax_saida.set_ylim(*limites_saida)
+        ax_saida.grid(axis="x", visible=False)
+        ax_saida.legend(loc="upper left", frameon=False, fontsize=mpl.rcParams["font.size"] - 1)
+        self.titulo_saida = ax_saida.set_title("")
+
+    def atualizar(self, pesos: ArrayLike, permitido: ArrayLike, tokens: Sequence[str], query: int,
+                  saida: ArrayLike, saida_sem_mascara: ArrayLike, titulo: str) -> None:
+        self.mapa.atualizar(pesos, permitido, tokens, tokens)
+        self.destaque.set_y(query - 0.5)
+        self.titulo_mapa.set_text(titulo)
+        for barra, fantasma, a, b in zip(self.barras, self.fantasmas, saida, saida_sem_mascara, strict=True):
+            barra.set_height(float(a))
+            fantasma.set_height(float(b))
+        self.titulo_saida.set_text(f"saída da query {query} («{tokens[query]}»)")
 
 
 # === 08 · várias cabeças ============================================================================
 
+#: cores dos grupos de cabeças (Okabe–Ito, em ciclo): grupo g usa CORES_GRUPOS[g % 8]
+CORES_GRUPOS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#555555")
+
+
+def formatar_bytes(n_bytes: float) -> str:
+    """``2147483648`` → ``"2.00 GiB"``; usa GiB (2³⁰), MiB (2²⁰) ou KiB (2¹⁰), com 3 algarismos."""
+    n_bytes = float(n_bytes)
+    for unidade, tamanho in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n_bytes >= tamanho:
+            x = n_bytes / tamanho
+            return f"{x:.3g} {unidade}" if x >= 100 else f"{x:.2f} {unidade}" if x < 10 else f"{x:.1f} {unidade}"
+    return f"{n_bytes:.0f} bytes"
+
+
+def desenhar_mapa_cabeca(ax: Axes, pesos: ArrayLike, tokens: Sequence[str], titulo: str = "",
+                         rotulos_y: bool = True) -> None:
+    """Um mapa de calor de pesos ``(n, n)`` de uma cabeça: linhas = queries, colunas = keys.
+
+    Escala de cor fixa em ``[0, 1]`` (cores iguais = pesos iguais entre cabeças) e o peso escrito em
+    cada célula que passa de 0.05.
+    """
+    w = np.asarray(pesos, dtype=float)
+    n = w.shape[0]
+    ax.imshow(w, cmap=MAPA, vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(n), tokens, rotation=45, ha="right", rotation_mode="anchor")
+    ax.set_yticks(range(n), tokens if rotulos_y else [""] * n)
+    ax.tick_params(length=0)
+    ax.grid(False)
+    ax.set_xlabel("keys (para quem se olha)")
+    if rotulos_y:
+        ax.set_ylabel("queries (quem olha)")
+    if titulo:
+        ax.set_title(titulo)
+    for i in range(n):
+        for j in range(n):
+            if w[i, j] >= 0.05:
+                ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center",
+                        fontsize=mpl.rcParams["font.size"], color="black" if w[i, j] > 0.6 else "white")
+
+
+def figura_mapas_cabecas(pesos: Sequence[ArrayLike], tokens: Sequence[str], titulos: Sequence[str],
+                         largura: float = 13.0, altura: float = 4.8) -> Figure:
+    """Vários mapas de pesos lado a lado (um por cabeça), na mesma escala de cor. Figura do pyplot."""
+    fig, axes = nova_figura(largura, altura, ncols=len(pesos), pyplot=True)
+    fig.subplots_adjust(left=0.07, right=0.99, bottom=0.2, top=0.9, wspace=0.12)
+    for j, (w, titulo) in enumerate(zip(pesos, titulos, strict=True)):
+        desenhar_mapa_cabeca(axes[0, j], w, tokens, titulo, rotulos_y=j == 0)
+    return fig
+
+
+def figura_kv_cache(contextos: Sequence[int], memorias: dict[str, Sequence[float]], titulo: str = "") -> Figure:
+    """Barras agrupadas da memória do KV cache (em GiB) por comprimento de contexto, uma cor por variante.
+
+    ``memorias``: nome da variante → bytes para cada contexto. O valor vai escrito em cima de cada barra.
+    """
+    fig, axes = nova_figura(10.0, 4.6, pyplot=True)
+    fig.subplots_adjust(left=0.08, right=0.99, bottom=0.14, top=0.9)
+    ax = axes[0, 0]
+    x = np.arange(len(contextos))
+    largura = 0.8 / len(memorias)
+    cores = (CORES["k"], CORES["q"], CORES["v"], CORES["destaque"])
+    topo = max(max(v) for v in memorias.values()) / 2**30
+    for j, (nome, valores) in enumerate(memorias.items()):
+        gib = np.asarray(valores, dtype=float) / 2**30
+        pos = x + (j - (len(memorias) - 1) / 2) * largura
+        ax.bar(pos, gib, width=largura * 0.95, color=cores[j % len(cores)], label=nome)
+        for p, g, b in zip(pos, gib, valores, strict=True):
+            ax.text(p, g + 0.01 * topo, formatar_bytes(b).replace(" ", "\n"), ha="center", va="bottom")
+    ax.set_xticks(x, [f"{c} tokens" for c in contextos])
+    ax.set_ylabel("KV cache (GiB)")
+    ax.set_ylim(0, topo * 1.25)
+    ax.grid(axis="x", visible=False)
+    ax.legend(loc="upper left", frameon=False)
+    if titulo:
+        ax.set_title(titulo)
+    return fig
+
+
+class FiguraCabecas:
+    """O painel das várias cabeças: quem compartilha keys/values com quem, e quanto o KV cache ocupa.
+
+    1. ``ax_grupos``: as cabeças de query numa fileira (em cima) e as cabeças de key/value em outra
+       (embaixo); cada query liga-se à cabeça de key/value que ela usa, e cada grupo tem uma cor;
+    2. ``ax_memoria``: três barras horizontais — MHA (uma key/value por query), a escolha atual e
+       MQA (uma key/value só) —, com o tamanho escrito ao lado.
+
+    Os artistas são criados uma vez; ``atualizar`` só muda os dados (posições, cores, tamanhos, textos).
+    """
+
+    def __init__(self, ax_grupos: Axes, ax_memoria: Axes):
+        from matplotlib.collections import LineCollection
+
+        self.ax_grupos = ax_grupos
+        ax_grupos.set_xlim(0, 1)
+        ax_grupos.set_ylim(-0.45, 1.45)
+        ax_grupos.set_xticks([])
+        ax_grupos.set_yticks([0, 1], ["keys/\nvalues", "queries"])
+        ax_grupos.tick_params(length=0)
+        ax_grupos.grid(False)
+        for lado in ("left", "bottom"):
+            ax_grupos.spines[lado].set_visible(False)
+        self.linhas = LineCollection([], linewidths=1.2, alpha=0.7)
+        ax_grupos.add_collection(self.linhas)
+        self.pontos_q = ax_grupos.scatter([], [], marker="s", zorder=3, edgecolors="none")
+        self.pontos_kv = ax_grupos.scatter([], [], marker="D", zorder=3, edgecolors="black", linewidths=0.8)
+        self.texto_q = ax_grupos.text(0.0, 1.3, "", ha="left", va="center")
+        self.texto_kv = ax_grupos.text(0.0, -0.3, "", ha="left", va="center")
+        self.titulo_grupos = ax_grupos.set_title("", y=1.0)
+
+        self.ax_memoria = ax_memoria
+        self.barras = ax_memoria.barh([2, 1, 0], [1, 1, 1], height=0.6,
+                                      color=[CORES["k"], CORES["q"], CORES["v"]])
+        self.rotulos_barras = [ax_memoria.text(0, y, "", va="center", ha="left") for y in (2, 1, 0)]
+        ax_memoria.set_yticks([2, 1, 0], ["MHA", "escolha", "MQA"])
+        ax_memoria.set_xticks([])
+        ax_memoria.set_ylim(-0.6, 2.6)
+        ax_memoria.grid(False)
+        ax_memoria.spines["bottom"].set_visible(False)
+        self.titulo_memoria = ax_memoria.set_title("", y=1.0)
+
+    def atualizar(self, mapa: Sequence[int], n_kv: int, bytes_mha: float, bytes_escolha: float, bytes_mqa: float,
+                  titulo_grupos: str = "", titulo_memoria: str = "") -> None:
+        """``mapa[h]`` = a cabeça de key/value da query ``h``; os três tamanhos em bytes."""
+        mapa = np.asarray(mapa, dtype=int)
+        n_q = len(mapa)
+        xq = (np.arange(n_q) + 0.5) / n_q
+        xkv = np.array([xq[mapa == g].mean() for g in range(n_kv)])
+        cores_q = [CORES_GRUPOS[g % len(CORES_GRUPOS)] for g in mapa]
+        cores_kv = [CORES_GRUPOS[g % len(CORES_GRUPOS)] for g in range(n_kv)]
+        largura_pt = self.ax_grupos.get_position().width * self.ax_grupos.figure.get_figwidth() * 72
+        tamanho = min(0.7 * largura_pt / n_q, 20.0) ** 2  # lado do quadrado: 70% do espaço de uma cabeça
+        self.pontos_q.set_offsets(np.column_stack([xq, np.ones(n_q)]))
+        self.pontos_q.set_facecolors(cores_q)
+        self.pontos_q.set_sizes([tamanho])
+        self.pontos_kv.set_offsets(np.column_stack([xkv, np.zeros(n_kv)]))
+        self.pontos_kv.set_facecolors(cores_kv)
+        self.pontos_kv.set_sizes([min(0.6 * largura_pt / n_kv, 18.0) ** 2])
+        self.linhas.set_segments([[(xq[h], 1.0), (xkv[mapa[h]], 0.0)] for h in range(n_q)])
+        self.linhas.set_colors(cores_q)
+        self.texto_q.set_text(f"{n_q} cabeça{'s' if n_q > 1 else ''} de query")
+        self.texto_kv.set_text(f"{n_kv} cabeça{'s' if n_kv > 1 else ''} de key/value")
+        self.titulo_grupos.set_text(titulo_grupos)
+
+        valores = (bytes_mha, bytes_escolha, bytes_mqa)
+        maximo = max(valores)
+        for barra, rotulo, b in zip(self.barras, self.rotulos_barras, valores, strict=True):
+            barra.set_width(b)
+            rotulo.set_position((b + 0.02 * maximo, rotulo.get_position()[1]))
+            fator = bytes_mha / b
+            rotulo.set_text(formatar_bytes(b) + (f"  (÷{fator:.3g} da MHA)" if fator > 1 else ""))
+        self.ax_memoria.set_xlim(0, maximo * 1.7)
+        self.titulo_memoria.set_text(titulo_memoria)
+
 
 # === 09 · custo quadrático ============================================================================
+# As contas (escores, FLOPs, memória, o padrão de pares calculados) vêm de helpers.efficient e do
+# painel_custo; aqui só se desenha.
+
+#: cor e estilo de linha de cada método nas curvas de custo
+ESTILO_METODOS = {
+    "exata": (CORES["k"], "-"),
+    "local": (CORES["q"], "-"),
+    "linear": (CORES["v"], "-"),
+    "blocos": (CORES["destaque"], "--"),
+}
+NOMES_METODOS = {"exata": "exata", "local": "local (janela)", "linear": "linear", "blocos": "por blocos"}
+
+
+class FiguraCusto:
+    """O custo de cada método de atenção: o padrão de pares ``(query, key)`` e duas curvas log-log.
+
+    - ``ax_padrao``: a matriz ``n × n`` de pares, resumida numa imagem de até 128 × 128 células; a cor
+      de cada célula é a fração dos seus pares que o método calcula (1 = calculado e usado,
+      0.5 = calculado e descartado pela máscara, 0 = nem calculado). Para a atenção por blocos, a
+      grade dos blocos e, em laranja, o único bloco de escores que está na memória num instante.
+    - ``ax_flops`` e ``ax_memoria``: operações e bytes de memória de trabalho em função de ``n``
+      (eixos log-log), uma curva por método, com um ponto no ``n`` atual.
+
+    ``atualizar(...)`` só muda os dados dos artistas (imagem, linhas, pontos, textos).
+    """
+
+    def __init__(self, ax_padrao: Axes, ax_flops: Axes, ax_memoria: Axes, ns: Sequence[int]):
+        from matplotlib.collections import LineCollection
+        from matplotlib.patches import Rectangle
+
+        self.ns = np.asarray(ns, dtype=float)
+        self.ax_padrao = ax_padrao
+        mapa = "cividis" if mpl.rcParams["image.cmap"] == "cividis" else MAPA
+        self.imagem = ax_padrao.imshow(np.zeros((2, 2)), cmap=mapa, vmin=0.0, vmax=1.0,
+                                       interpolation="nearest", extent=(0, 1, 1, 0))
+        ax_padrao.grid(False)
+        ax_padrao.set_xticks([])
+        ax_padrao.set_yticks([])
+        ax_padrao.set_xlabel("key j", labelpad=20)
+        ax_padrao.set_ylabel("query i", labelpad=34)
+        # as marcas 0, n/2, n são textos próprios (e não os ticks do eixo) para que um painel possa
+        # redesenhar só o que muda (veja artistas_dinamicos)
+        self.marcas = [ax_padrao.text(f, -0.03, "", transform=ax_padrao.transAxes, ha="center", va="top")
+                       for f in (0.0, 0.5, 1.0)]
+        self.marcas += [ax_padrao.text(-0.03, 1 - f, "", transform=ax_padrao.transAxes, ha="right", va="center")
+                        for f in (0.0, 0.5, 1.0)]
+        self.grade = LineCollection([], colors="white", linewidths=0.6, alpha=0.7)
+        ax_padrao.add_collection(self.grade)
+        self.bloco = Rectangle((0, 0), 1, 1, fill=False, edgecolor=CORES["destaque"], lw=2.5, visible=False)
+        ax_padrao.add_patch(self.bloco)
+        self.aviso = ax_padrao.text(0.5, 0.5, "", transform=ax_padrao.transAxes, ha="center", va="center",
+                                    color="white", fontsize=mpl.rcParams["font.size"])
+        self.titulo_padrao = ax_padrao.set_title("")
+
+        self.linhas: dict[str, dict[str, object]] = {"flops": {}, "bytes": {}}
+        self.pontos: dict[str, dict[str, object]] = {"flops": {}, "bytes": {}}
+        self.verticais = []
+        for chave, ax, ylim in (("flops", ax_flops, (1e3, 1e13)), ("bytes", ax_memoria, (1e2, 2e11))):
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlim(self.ns[0] / 1.3, self.ns[-1] * 1.3)
+            ax.set_ylim(*ylim)
+            ax.set_xlabel("n (tokens)")
+            ax.set_xticks([16, 256, 4096, 65536], ["16", "256", "4096", "65536"])
+            ax.minorticks_off()
+            for metodo, (cor, estilo) in ESTILO_METODOS.items():
+                linha, = ax.plot(self.ns, np.ones_like(self.ns), color=cor, ls=estilo, label=NOMES_METODOS[metodo])
+                ponto, = ax.plot([1.0], [1.0], "o", color=cor, ms=7, zorder=5)
+                self.linhas[chave][metodo] = linha
+                self.pontos[chave][metodo] = ponto
+            self.verticais.append(ax.axvline(1.0, color=CORES["neutro"], lw=1, ls=":"))
+        ax_flops.set_title("operações (FLOPs)")
+        ax_memoria.set_title("memória (float32)")
+        ax_memoria.set_yticks([1e3, 1e6, 1e9, 1e11], ["1 kB", "1 MB", "1 GB", "100 GB"])
+        ax_flops.set_yticks([1e3, 1e6, 1e9, 1e12], ["10³", "10⁶", "10⁹", "10¹²"])
+        ax_memoria.legend(loc="upper left", frameon=False, fontsize=mpl.rcParams["font.size"] - 1)
+
+    def artistas_dinamicos(self) -> list:
+        """Os artistas que ``atualizar`` muda; o resto da figura (eixos, legendas, grades) é fixo."""
+        fixos = [self.imagem, *self.ax_padrao.spines.values(), self.grade, self.bloco, self.aviso, self.titulo_padrao,
+                 *self.marcas, *self.verticais]  # as bordas do padrão vão por cima da imagem
+        return fixos + [a for chave in ("flops", "bytes") for d in (self.linhas[chave], self.pontos[chave])
+                        for a in d.values()]
+
+    def atualizar(self, n: int, padrao: ArrayLike, curvas: dict[str, dict[str, ArrayLike]],
+                  atuais: dict[str, dict[str, float]], *, bloco: int | None = None, titulo: str = "",
+                  aviso: str = "") -> None:
+        """``padrao``: imagem ``(R, R)`` em [0, 1]; ``curvas[metodo]["flops" | "bytes"]``: um valor por
+        ``n`` de ``ns``; ``atuais[metodo]["flops" | "bytes"]``: os valores no ``n`` atual; ``bloco``:
+        o tamanho do bloco para desenhar a grade (``None`` = sem grade)."""
+        self.imagem.set_data(np.asarray(padrao, dtype=float))
+        self.imagem.set_extent((0, n, n, 0))
+        self.ax_padrao.set_xlim(0, n)
+        self.ax_padrao.set_ylim(n, 0)
+        for texto, m in zip(self.marcas, [0, n // 2, n] * 2, strict=True):
+            texto.set_text(f"{m // 1024}k" if m >= 2048 else str(m))
+        if bloco is not None:
+            nb = -(-n // bloco)
+            if nb <= 64:
+                cortes = np.arange(1, nb) * bloco
+                self.grade.set_segments([((c, 0), (c, n)) for c in cortes] + [((0, c), (n, c)) for c in cortes])
+            else:
+                self.grade.set_segments([])
+            linha = min(2, nb - 1)
+            coluna = min(1, linha)
+            self.bloco.set_bounds(coluna * bloco, linha * bloco, min(bloco, n), min(bloco, n))
+            self.bloco.set_visible(True)
+        else:
+            self.grade.set_segments([])
+            self.bloco.set_visible(False)
+        self.aviso.set_text(aviso)
+        self.titulo_padrao.set_text(titulo)
+        for chave in ("flops", "bytes"):
+            for metodo, linha in self.linhas[chave].items():
+                linha.set_ydata(np.maximum(np.asarray(curvas[metodo][chave], dtype=float), 1e-300))
+                y = max(float(atuais[metodo][chave]), 1e-300)
+                self.pontos[chave][metodo].set_data([n], [y])
+        for vertical in self.verticais:
+            vertical.set_xdata([n, n])
 
 
 # === 10 · revisão ============================================================================
+
+
+def _caixa(ax: Axes, x: float, y: float, texto: str, cor: str, largura: float = 2.0, altura: float = 1.05,
+           tracejada: bool = False) -> None:
+    """Uma caixa de cantos arredondados centrada em ``(x, y)``, com ``texto`` no meio."""
+    from matplotlib.patches import FancyBboxPatch
+
+    ax.add_patch(FancyBboxPatch((x - largura / 2, y - altura / 2), largura, altura,
+                                boxstyle="round,pad=0.02,rounding_size=0.15", facecolor=mpl.colors.to_rgba(cor, 0.13),
+                                edgecolor=cor, lw=2.0, ls="--" if tracejada else "-"))
+    ax.text(x, y, texto, ha="center", va="center", fontsize=12, color="black", linespacing=1.35)
+
+
+def _flecha(ax: Axes, de: tuple[float, float], para: tuple[float, float], rotulo: str = "",
+            deslocamento: tuple[float, float] = (0.0, 0.18), cor: str = CORES["neutro"], curva: float = 0.0) -> None:
+    ax.annotate("", xy=para, xytext=de, arrowprops=dict(arrowstyle="-|>", color=cor, lw=1.8, mutation_scale=16,
+                                                        shrinkA=0, shrinkB=0,
+                                                        connectionstyle=f"arc3,rad={curva}"))
+    if rotulo:
+        meio = ((de[0] + para[0]) / 2 + deslocamento[0], (de[1] + para[1]) / 2 + deslocamento[1])
+        ax.text(*meio, rotulo, ha="center", va="bottom", fontsize=11, color=CORES["neutro"])
+
+
+def figura_mecanismo(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_o: ArrayLike,
+                     n_heads: int, cabeca: int = 0) -> Figure:
+    """O mecanismo inteiro numa figura: ``X`` → ``Q, K, V`` → escores → softmax → pesos → saída de cada
+    cabeça → juntar e ``W_o``, com as formas de verdade de cada passo e, embaixo, o mapa de pesos da
+    ``cabeca`` escolhida (as contas vêm de :mod:`helpers.attention`).
+
+    ``X`` ``(n, d_model)``; ``W_q``, ``W_k``, ``W_v`` ``(d_model, n_heads·d_head)``; ``W_o``
+    ``(n_heads·d_head, d_out)``. Devolve a ``Figure`` do pyplot.
+    """
+    from .attention import merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
+
+    X = np.asarray(X, dtype=float)
+    W_q, W_k, W_v, W_o = (np.asarray(w, dtype=float) for w in (W_q, W_k, W_v, W_o))
+    n, d_model = X.shape
+    Qh, Kh, Vh = (split_heads(X @ w, n_heads) for w in (W_q, W_k, W_v))
+    saida_h, pesos = scaled_dot_product_attention(Qh, Kh, Vh)
+    saida = merge_heads(saida_h) @ W_o
+    referencia, _ = multi_head_attention(X, X, W_q, W_k, W_v, W_o, n_heads)
+    if not np.allclose(saida, referencia):  # pragma: no cover - as duas contas são a mesma
+        raise ValueError("a figura e attention.multi_head_attention discordam; confira as formas de W_q, W_k, W_v, W_o.")
+    d_k, d_v, d_out = Qh.shape[-1], Vh.shape[-1], saida.shape[-1]
+
+    fig, axes = nova_figura(11.5, 5.6, pyplot=True)
+    ax = axes[0, 0]
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.9)
+    ax.set_xlim(0, 16)
+    ax.set_ylim(0, 7)
+    ax.axis("off")
+    ax.set_title("O mecanismo inteiro, em cada cabeça: softmax(Q Kᵀ / √d_k) V", fontsize=14)
+
+    y_q, y_k, y_v, y_z = 5.9, 4.4, 2.9, 5.15
+    _caixa(ax, 1.1, y_k, f"X\n(n, d_model)\n= ({n}, {d_model})", CORES["neutro"], largura=1.9, altura=1.45)
+    ax.text(1.1, 3.2, f"{n_heads} cabeças:\nd_k = d_model / {n_heads}", ha="center", va="top", fontsize=11,
+            color=CORES["neutro"])
+    for y, nome, cor, d in ((y_q, "Q = X W_q", CORES["q"], d_k), (y_k, "K = X W_k", CORES["k"], d_k),
+                            (y_v, "V = X W_v", CORES["v"], d_v)):
+        rotulo = "d_k" if nome[0] in "QK" else "d_v"
+        _caixa(ax, 3.9, y, f"{nome}\n(n, {rotulo}) = ({n}, {d})", cor, largura=2.2)
+        _flecha(ax, (2.05, y_k), (2.8, y), deslocamento=(0, 0))
+
+    _caixa(ax, 6.85, y_z, f"escores\nz = Q Kᵀ / √d_k\n(n, n) = ({n}, {n})", CORES["destaque"], largura=2.4,
+           altura=1.45)
+    _flecha(ax, (5.0, y_q), (5.65, y_z + 0.3))
+    _flecha(ax, (5.0, y_k), (5.65, y_z - 0.3))
+    _caixa(ax, 10.8, y_z, "pesos = softmax(z)\npor linha (n, n):\ncada linha soma 1", CORES["extra"], largura=2.5,
+           altura=1.45)
+    _flecha(ax, (8.05, y_z), (9.55, y_z), rotulo="máscara:\n-inf antes", deslocamento=(0, 0.08))
+
+    _caixa(ax, 10.8, 2.2, f"saída da cabeça\npesos @ V\n(n, d_v) = ({n}, {d_v})", CORES["saida"], largura=2.5,
+           altura=1.45)
+    _flecha(ax, (10.8, y_z - 0.73), (10.8, 2.93))
+    _flecha(ax, (5.0, y_v), (9.55, 2.2), curva=0.12)
+    _caixa(ax, 14.4, 2.2, f"juntar as cabeças\ne aplicar W_o\n(n, d_out) = ({n}, {d_out})",
+           CORES["saida"], largura=2.7, altura=1.45)
+    _flecha(ax, (12.05, 2.2), (12.95, 2.2))
+
+    custos = ("custo para n tokens:  projeções ∝ n · d_model²  (linear em n)   ·   escores, softmax e pesos @ V "
+              "∝ n² · d  (quadrático)\nmemória: os pesos têm n × n números por cabeça;  na geração, o KV cache guarda "
+              "2 · camadas · n_kv_heads · tokens · d_head números")
+    ax.text(0.2, 0.35, custos, ha="left", va="center", fontsize=11, color=CORES["neutro"], linespacing=1.5)
+
+    # o mapa de pesos de verdade, ao lado da caixa de pesos
+    mapa = fig.add_axes((0.825, 0.56, 0.165, 0.3))
+    w = pesos[cabeca]
+    mapa.imshow(w, cmap=MAPA, vmin=0, vmax=1)
+    for i in range(n):
+        for j in range(n):
+            mapa.text(j, i, f"{w[i, j]:.3f}", ha="center", va="center", fontsize=11,
+                      color="white" if w[i, j] < 0.5 else "black")
+    sub = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+    mapa.set_xticks(range(n), [f"k{j + 1}".translate(sub) for j in range(n)])
+    mapa.set_yticks(range(n), [f"q{i + 1}".translate(sub) for i in range(n)])
+    mapa.tick_params(length=0, labelsize=11)
+    mapa.grid(False)
+    mapa.set_title(f"pesos da cabeça {cabeca}", fontsize=11)
+    return fig
 
 
 modo_padrao()

@@ -46,6 +46,8 @@ def _outro_valor(controle):
     if hasattr(controle, "options"):
         valores = [o[1] if isinstance(o, tuple) else o for o in controle.options]
         return valores[-1] if controle.value != valores[-1] else valores[0]
+    if isinstance(controle.value, bool):  # caixa de seleção
+        return not controle.value
     return controle.max if controle.value != controle.max else controle.min
 
 

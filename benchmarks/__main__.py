@@ -1,0 +1,131 @@
+"""``python -m benchmarks``: mede tudo, num processo só, e imprime uma tabela.
+
+Uso (da raiz do repositório)::
+
+    python -m benchmarks              # mede e imprime a tabela (uns minutos)
+    python -m benchmarks --readme     # idem, e grava a tabela na seção "Desempenho" do README
+    python -m benchmarks --rapido     # tamanhos pequenos: confere que tudo roda (os números não valem)
+    python -m benchmarks --so 1,3     # só algumas medições (1 sliders, 2 notebooks, 3 vazão, 4 blocos)
+
+O progresso vai para o stderr; a tabela, para o stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+from . import Linha, linha_maquina, notas, resumo_metas, tabela_markdown
+
+RAIZ = Path(__file__).resolve().parent.parent
+README = RAIZ / "README.md"
+INICIO, FIM = "<!-- desempenho:inicio -->", "<!-- desempenho:fim -->"
+COMANDO = "python -m benchmarks"
+
+
+def _aviso(texto: str) -> None:
+    print(texto, file=sys.stderr, flush=True)
+
+
+def _carga() -> str:
+    try:
+        um, cinco, _ = os.getloadavg()
+    except (AttributeError, OSError):
+        return ""
+    return f"carga média {um:.1f} (1 min) / {cinco:.1f} (5 min)"
+
+
+def medir(secoes: set[str], rapido: bool = False) -> list[Linha]:
+    """Roda as medições pedidas (``"1"`` a ``"4"``) e devolve as linhas, na ordem."""
+    import numpy as np
+
+    linhas: list[Linha] = []
+    if "1" in secoes:
+        from . import latencia
+
+        _aviso("1 · latência dos sliders …")
+        linhas += latencia.medir_latencia(n_movimentos=4 if rapido else 30)
+    if "2" in secoes:
+        from . import notebooks
+
+        _aviso("2 · execução dos notebooks …")
+        arquivos = sorted(notebooks.PASTA.glob("*.ipynb"))[:1] if rapido else None
+        linhas += notebooks.medir_notebooks(arquivos, rodadas_base=1 if rapido else 2, rodadas=1 if rapido else 2)
+    if "3" in secoes:
+        from . import vazao
+
+        _aviso("3 · vazão da atenção …")
+        if rapido:
+            linhas += vazao.medir_vazao(ns=(128, 256), tipos=(np.float32,), n_ingenua=64, rodadas=2)
+        else:
+            linhas += vazao.medir_vazao()
+    if "4" in secoes:
+        from . import blocos
+
+        _aviso("4 · atenção por blocos …")
+        linhas += blocos.medir_blocos(ns=(512, 1024), n_meta_memoria=1024) if rapido else blocos.medir_blocos()
+    return linhas
+
+
+def relatorio(linhas: list[Linha], maquina: str, carga_inicio: str, duracao_s: float) -> str:
+    """O texto que o comando imprime (e que vai para o README)."""
+    partes = [maquina]
+    if carga_inicio:  # uma linha em branco no meio: dois parágrafos também no Markdown do README
+        partes += ["", f"{carga_inicio} no início · {_carga()} no fim · medição completa em {duracao_s / 60:.1f} min"]
+    partes += ["", tabela_markdown(linhas), "", resumo_metas(linhas), ""]
+    partes += [f"- {n}" for n in notas(linhas)]
+    return "\n".join(partes)
+
+
+def secao_readme(texto: str, hoje: date | None = None) -> str:
+    """O conteúdo entre os marcadores do README."""
+    hoje = hoje or date.today()
+    return (
+        f"Medido em {hoje.isoformat()} com `{COMANDO} --readme`, que reescreve esta seção (só medir: "
+        f"`{COMANDO}`, uns minutos; da raiz do repositório, com o ambiente de `requirements-dev.txt`). "
+        "As máquinas são barulhentas, então o que vale são as razões medidas na mesma execução: contra o teto "
+        "do numpy, contra um notebook-base e contra a atenção exata. O benchmark relata; não reprova nada.\n\n"
+        f"{texto}"
+    )
+
+
+def gravar_readme(conteudo: str, caminho: Path = README) -> None:
+    """Troca só o que está entre ``<!-- desempenho:inicio -->`` e ``<!-- desempenho:fim -->``."""
+    texto = caminho.read_text(encoding="utf-8")
+    if texto.count(INICIO) != 1 or texto.count(FIM) != 1:
+        raise SystemExit(f"{caminho.name} precisa ter os marcadores {INICIO} e {FIM}, uma vez cada")
+    antes, resto = texto.split(INICIO, 1)
+    _, depois = resto.split(FIM, 1)
+    caminho.write_text(f"{antes}{INICIO}\n{conteudo.strip()}\n{FIM}{depois}", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=COMANDO, description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--readme", action="store_true", help="grava a tabela na seção Desempenho do README.md")
+    parser.add_argument("--rapido", action="store_true", help="tamanhos pequenos, só para conferir que tudo roda")
+    parser.add_argument("--so", default="1,2,3,4", help="quais medições, separadas por vírgula (padrão: 1,2,3,4)")
+    args = parser.parse_args(argv)
+    secoes = {s.strip() for s in args.so.split(",") if s.strip()}
+    if not secoes <= {"1", "2", "3", "4"}:
+        parser.error(f"--so aceita 1, 2, 3 e 4; recebi {args.so!r}")
+    if args.readme and (args.rapido or secoes != {"1", "2", "3", "4"}):
+        parser.error("--readme só grava uma medição completa (sem --rapido nem --so)")
+
+    maquina, carga = linha_maquina(), _carga()
+    inicio = time.perf_counter()
+    linhas = medir(secoes, rapido=args.rapido)
+    texto = relatorio(linhas, maquina, carga, time.perf_counter() - inicio)
+    print(texto)
+    if args.readme:
+        gravar_readme(secao_readme(texto))
+        _aviso(f"README.md: seção Desempenho atualizada ({README})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""1 · Latência dos sliders: quanto um painel demora para reagir a um movimento.
+
+Descobre todo ``painel_*`` de :mod:`helpers.widgets`, cria cada um sem argumentos e move cada
+controle por ~30 valores, do mínimo ao máximo (sliders), por todas as opções (SelectionSlider,
+Dropdown, ToggleButtons…) ou ligando e desligando (Checkbox). Cada movimento é cronometrado por fora,
+em volta do ``controle.value = …``: inclui o observador, as contas, o redesenho e a codificação do
+PNG — tudo o que acontece antes de a imagem nova estar pronta para o navegador.
+
+A razão relatada é a mediana de um movimento dividida pela mediana de só redesenhar e codificar a
+mesma figura (``plots.png(painel.fig)``, sem mudar nada): perto de 1, o tempo é quase todo do
+matplotlib; bem acima de 1, as contas ou a atualização dos artistas pesam.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import CUMPRE, NAO_CUMPRE, Linha, mediana_p95
+
+MEDICAO = "latência do slider"
+META_MEDIANA_MS = 50.0
+META_P95_MS = 100.0
+NOTA = (
+    "1 · Cada movimento é cronometrado em volta de `controle.value = …` (contas + redesenho + PNG). "
+    "O veredito usa o tempo de CPU do processo (limitado ao de relógio), que não conta o tempo em que outros "
+    "processos ocupavam os núcleos; o tempo de relógio vem antes, para comparar. A razão é a mediana de um "
+    "movimento sobre a de só redesenhar e codificar a mesma figura (`plots.png`): perto de 1, quase todo o tempo "
+    "é do matplotlib."
+)
+
+
+def paineis() -> dict[str, Callable[[], Any]]:
+    """``{nome: função}`` de todo ``painel_*`` definido em :mod:`helpers.widgets`, em ordem alfabética."""
+    from helpers import widgets
+
+    return {
+        nome: f
+        for nome, f in sorted(inspect.getmembers(widgets, inspect.isfunction))
+        if nome.startswith("painel_") and f.__module__ == widgets.__name__
+    }
+
+
+def _no_passo(x: float, minimo: float, passo: float | None) -> float:
+    if not passo:
+        return x
+    return minimo + round((x - minimo) / passo) * passo
+
+
+def movimentos(controle: Any, n: int) -> list[Callable[[], None]] | None:
+    """Até ``n`` ações que mudam ``controle`` (cada uma dispara uma atualização), ou ``None`` se o
+    controle não for de um tipo que o benchmark sabe mover (texto, botão…)."""
+    import ipywidgets as W
+
+    valor = controle.value
+    if isinstance(valor, bool):  # Checkbox, ToggleButton, Valid
+        def alternar() -> None:
+            controle.value = not controle.value
+        return [alternar] * n
+    opcoes = getattr(controle, "options", None)
+    if opcoes is not None and hasattr(controle, "index"):  # SelectionSlider, Dropdown, ToggleButtons, …
+        total = len(opcoes)
+        if total < 2:
+            return []
+        faixa = isinstance(controle.index, tuple)  # SelectionRangeSlider
+        atual = controle.index[1] if faixa else controle.index
+        indices = [(atual + 1 + i) % total for i in range(n)]  # sempre um índice diferente do anterior
+
+        def escolher(i: int) -> Callable[[], None]:
+            def f() -> None:
+                controle.index = (0, i) if faixa else i
+            return f
+        return [escolher(i) for i in indices]
+    if hasattr(controle, "min") and hasattr(controle, "max"):  # Int/Float(Log)Slider, BoundedText, ranges
+        lo, hi = controle.min, controle.max
+        passo = getattr(controle, "step", None)
+        xs = np.linspace(lo, hi, n)
+        if isinstance(controle, W.FloatLogSlider):
+            valores: list[Any] = [controle.base ** _no_passo(float(x), lo, passo) for x in xs]
+        else:
+            valores = [_no_passo(float(x), lo, passo) for x in xs]
+            valores = [min(max(x, lo), hi) for x in valores]
+            if isinstance(lo, int) and isinstance(hi, int):
+                valores = [int(round(x)) for x in valores]
+        faixa = isinstance(valor, tuple)  # IntRangeSlider, FloatRangeSlider
+
+        def mover(x: Any) -> Callable[[], None]:
+            def f() -> None:
+                controle.value = (lo, x) if faixa else x
+            return f
+        return [mover(x) for x in valores]
+    return None
+
+
+def medir_painel(nome: str, fabrica: Callable[[], Any], n_movimentos: int = 30) -> Linha:
+    """Cria o painel, move cada controle ``n_movimentos`` vezes e devolve a linha da tabela."""
+    try:
+        painel = fabrica()
+    except Exception as exc:  # o benchmark relata o erro e segue para o próximo painel
+        return Linha("1", MEDICAO, nome, f"ERRO ao criar o painel: {type(exc).__name__}: {exc}"[:160],
+                     meta=f"mediana ≤ {META_MEDIANA_MS:.0f} ms, p95 ≤ {META_P95_MS:.0f} ms", veredito=NAO_CUMPRE)
+    from helpers import plots
+
+    amostras: list[float] = []
+    amostras_cpu: list[float] = []
+    pisos: list[float] = []  # só redesenhar e codificar a mesma figura, sem mudar nada
+    por_controle: dict[str, float] = {}
+    ignorados: list[str] = []
+    erro = ""
+    for nome_controle, controle in painel.controles.items():
+        acoes = movimentos(controle, n_movimentos)
+        if acoes is None:
+            ignorados.append(nome_controle)
+            continue
+        original = controle.value
+        tempos: list[float] = []
+        tempos_cpu: list[float] = []
+        for acao in acoes:
+            tempo_antes, estado_antes = painel.ultimo_tempo_ms, painel.estado
+            try:
+                inicio, inicio_cpu = time.perf_counter(), time.process_time()
+                acao()
+                dt = (time.perf_counter() - inicio) * 1000
+                dt_cpu = (time.process_time() - inicio_cpu) * 1000
+            except Exception as exc:
+                erro = f"ERRO ao mover {nome_controle}: {type(exc).__name__}: {exc}"[:160]
+                break
+            if painel.ultimo_tempo_ms != tempo_antes or painel.estado is not estado_antes:  # houve atualização
+                tempos.append(dt)
+                tempos_cpu.append(min(dt, dt_cpu))
+                if len(tempos) % 3 == 1:  # o piso, intercalado com os movimentos (mesmo ruído)
+                    inicio = time.perf_counter()
+                    plots.png(painel.fig)
+                    pisos.append((time.perf_counter() - inicio) * 1000)
+        try:
+            controle.value = original
+        except Exception:  # o valor original fora da faixa nova de um controle dependente: deixa como está
+            pass
+        if tempos:
+            por_controle[nome_controle] = float(np.median(tempos))
+        amostras += tempos
+        amostras_cpu += tempos_cpu
+        if erro:
+            break
+    piso = float(np.median(pisos)) if pisos else float("nan")
+    meta = f"mediana ≤ {META_MEDIANA_MS:.0f} ms, p95 ≤ {META_P95_MS:.0f} ms"
+    if erro or not amostras:
+        return Linha("1", MEDICAO, nome, erro or "nenhum controle que o benchmark saiba mover", meta=meta,
+                     veredito=NAO_CUMPRE)
+    mediana, p95 = mediana_p95(amostras)
+    mediana_cpu, p95_cpu = mediana_p95(amostras_cpu)
+    pior = max(por_controle, key=por_controle.get)
+    resultado = (f"mediana {mediana:.0f} ms · p95 {p95:.0f} ms (CPU: {mediana_cpu:.0f} · {p95_cpu:.0f} ms; "
+                 f"{len(amostras)} movimentos de {len(por_controle)} controles; mais lento: {pior} "
+                 f"{por_controle[pior]:.0f} ms)")
+    if ignorados:
+        resultado += f"; não movidos: {', '.join(ignorados)}"
+    ok = mediana_cpu <= META_MEDIANA_MS and p95_cpu <= META_P95_MS
+    linha = Linha("1", MEDICAO, nome, resultado, razao=f"{mediana / piso:.1f}× só PNG ({piso:.0f} ms)", meta=meta,
+                  veredito=CUMPRE if ok else NAO_CUMPRE, nota=NOTA)
+    if not ok:
+        linha.nota = (
+            f"1 · {nome} passa da meta: " + (
+                "quase todo o tempo é o matplotlib redesenhando e codificando a figura; o remédio é desenhar menos "
+                "(menos textos, marcas e legendas que mudam) ou uma figura menor." if mediana / piso < 1.5 else
+                "as contas ou a troca dos artistas pesam mais que o redesenho; o remédio é guardar o que não muda "
+                "e atualizar os artistas no lugar."
+            )
+        )
+    return linha
+
+
+def medir_latencia(n_movimentos: int = 30, nomes: list[str] | None = None) -> list[Linha]:
+    """Uma linha por painel (todos, ou só os de ``nomes``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    todos = paineis()
+    escolhidos = todos if nomes is None else {n: todos[n] for n in nomes}
+    if not escolhidos:
+        return [Linha("1", MEDICAO, "(nenhum painel_* em helpers/widgets.py)", "", veredito=NAO_CUMPRE)]
+    return [medir_painel(nome, f, n_movimentos) for nome, f in escolhidos.items()]

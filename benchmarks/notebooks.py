@@ -1,0 +1,115 @@
+"""2 · Custo de executar os notebooks: cada um num kernel novo, de cima a baixo.
+
+Cada ``notebooks/*.ipynb`` é lido para a memória e executado com o nbclient num kernel novo, com a
+pasta ``notebooks/`` como diretório de trabalho (como no nbval); a cópia executada é descartada, os
+notebooks do repositório não mudam. O tempo de relógio inclui subir e desligar o kernel.
+
+A referência é um **notebook-base** gerado aqui mesmo, que só importa os helpers e desenha uma figura:
+é o custo fixo de qualquer notebook da coleção. A razão de cada notebook é o seu tempo sobre o do
+notebook-base medido na mesma execução (o menor de duas rodadas).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from datetime import datetime
+from pathlib import Path
+
+from . import CUMPRE, INFORMATIVO, NAO_CUMPRE, Linha
+
+MEDICAO = "execução do notebook"
+PASTA = Path(__file__).resolve().parent.parent / "notebooks"
+META_RAZAO = 3.0
+META_TOTAL_S = 60.0
+NOTA = (
+    "2 · Cada notebook roda num kernel novo (nbclient, pasta notebooks/, cópia na memória); o tempo inclui subir "
+    "o kernel. \"células\" é a soma do tempo das células no kernel. A razão é sobre o notebook-base (importa os "
+    "helpers e desenha uma figura), medido na mesma execução; cada um conta o menor tempo de duas execuções."
+)
+
+FONTE_BASE = [
+    "import numpy as np\nimport matplotlib.pyplot as plt\nfrom helpers import attention, plots, widgets, checks",
+    "fig, ax = plt.subplots(figsize=(5, 3))\nax.plot(np.arange(5), np.arange(5) ** 2, 'o-')\nplt.show()",
+]
+
+
+def notebook_base():
+    """O notebook-base: os imports da coleção e uma figura."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(fonte) for fonte in FONTE_BASE]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nb
+
+
+def _tempo_celulas(nb) -> float:
+    """Soma, em segundos, do tempo de cada célula no kernel (marcas que o nbclient grava)."""
+    total = 0.0
+    for c in nb.cells:
+        marcas = c.get("metadata", {}).get("execution", {})
+        ini, fim = marcas.get("iopub.execute_input"), marcas.get("shell.execute_reply")
+        if ini and fim:
+            de = datetime.fromisoformat(ini.replace("Z", "+00:00"))
+            ate = datetime.fromisoformat(fim.replace("Z", "+00:00"))
+            total += (ate - de).total_seconds()
+    return total
+
+
+def executar(nb, pasta: Path = PASTA, timeout: int = 600) -> tuple[float, float]:
+    """Executa ``nb`` (já na memória) num kernel novo; devolve (segundos de relógio, segundos nas células)."""
+    from nbclient import NotebookClient
+
+    for c in nb.cells:
+        if c.cell_type == "code":
+            c.outputs = []
+            c.execution_count = None
+    cliente = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=True,
+                             store_widget_state=False, resources={"metadata": {"path": str(pasta)}})
+    inicio = time.perf_counter()
+    # o stderr do processo do kernel (avisos do próprio Jupyter) não entra na tabela; erros das células,
+    # sim: chegam pelo protocolo e viram exceção aqui
+    cliente.execute(stderr=subprocess.DEVNULL)
+    return time.perf_counter() - inicio, _tempo_celulas(nb)
+
+
+def medir_notebooks(arquivos: list[Path] | None = None, rodadas_base: int = 2, rodadas: int = 2) -> list[Linha]:
+    """Uma linha para o notebook-base, uma por notebook e uma para a coleção inteira.
+
+    Cada notebook (e o notebook-base) conta o menor tempo de ``rodadas`` (``rodadas_base``) execuções.
+    """
+    import nbformat
+
+    arquivos = sorted(PASTA.glob("*.ipynb")) if arquivos is None else list(arquivos)
+    base = [executar(notebook_base()) for _ in range(rodadas_base)]
+    t_base, cel_base = min(base)
+    linhas = [Linha("2", MEDICAO, "notebook-base (imports + 1 figura)",
+                    f"{t_base:.1f} s (células {cel_base:.1f} s)", razao="1.00× base", veredito=INFORMATIVO, nota=NOTA)]
+    total = 0.0
+    meta = f"≤ {META_RAZAO:g}× base"
+    for caminho in arquivos:
+        try:
+            # o menor de `rodadas` execuções, cada uma num kernel novo: subir um kernel às vezes demora
+            # segundos a mais por causa de outros processos, e isso não é custo do notebook
+            t, cel = min(executar(nbformat.read(caminho, as_version=4)) for _ in range(rodadas))
+        except Exception as exc:  # relata e segue
+            msg = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()  # sem as cores do terminal
+            linhas.append(Linha("2", MEDICAO, caminho.name, f"ERRO: {type(exc).__name__}: {(msg[-1] if msg else '')[:120]}",
+                                meta=meta, veredito=NAO_CUMPRE))
+            continue
+        total += t
+        razao = t / t_base
+        linha = Linha("2", MEDICAO, caminho.name, f"{t:.1f} s (células {cel:.1f} s)", razao=f"{razao:.2f}× base",
+                      meta=meta, veredito=CUMPRE if round(razao, 2) <= META_RAZAO else NAO_CUMPRE)
+        if linha.veredito == NAO_CUMPRE:
+            linha.nota = (f"2 · {caminho.name} passa de {META_RAZAO:g}× o notebook-base: as células levam {cel:.1f} s "
+                          f"(as do notebook-base, {cel_base:.1f} s); o resto é subir e desligar o kernel. Para "
+                          "baixar, as células mais lentas precisam de contas menores (menos pontos, menos repetições).")
+        linhas.append(linha)
+    if arquivos:
+        linhas.append(Linha("2", MEDICAO, f"coleção inteira ({len(arquivos)} notebook{'s' if len(arquivos) > 1 else ''})", f"{total:.1f} s",
+                            razao=f"{total / t_base:.1f}× base", meta=f"≈ 1 min (≤ {META_TOTAL_S:.0f} s)",
+                            veredito=CUMPRE if total <= META_TOTAL_S else NAO_CUMPRE))
+    return linhas

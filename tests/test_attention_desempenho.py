@@ -1,0 +1,96 @@
+"""O caminho rápido de ``scaled_dot_product_attention``: escala na query, softmax no lugar, linhas
+divididas entre os núcleos. Tem de dar o mesmo resultado que a fórmula, com os mesmos erros."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from helpers import attention
+from helpers.attention import causal_mask, scaled_dot_product_attention
+
+
+def _referencia(q, k, v, mask=None):
+    s = (q @ np.swapaxes(k, -1, -2)) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    m = s.max(axis=-1, keepdims=True)
+    m = np.where(np.isneginf(m), 0.0, m)
+    e = np.exp(s - m)
+    tot = e.sum(axis=-1, keepdims=True)
+    w = np.divide(e, tot, out=np.zeros_like(e), where=tot > 0)
+    return w @ v, w
+
+
+@pytest.fixture
+def grande():
+    rng = np.random.default_rng(7)
+    # 3 · 700 · 600 = 1 260 000 escores: acima do limiar do caminho paralelo
+    return rng.standard_normal((3, 700, 16)), rng.standard_normal((3, 600, 16)), rng.standard_normal((3, 600, 5))
+
+
+@pytest.mark.parametrize("kw", [{}, {"causal": True}, {"mask": "aleatoria"}])
+def test_parallel_softmax_matches_formula_and_serial_bit_for_bit(grande, kw, monkeypatch):
+    q, k, v = grande
+    assert q.shape[0] * q.shape[1] * k.shape[1] >= attention._PARALELO_A_PARTIR_DE
+    if kw.get("mask") == "aleatoria":
+        kw = {"mask": np.random.default_rng(1).random((700, 600)) > 0.3}
+    out, w = scaled_dot_product_attention(q, k, v, **kw)
+    mask = kw.get("mask")
+    if kw.get("causal"):
+        mask = causal_mask(700, 600)
+    ro, rw = _referencia(q, k, v, mask)
+    np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(out, ro, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(w.sum(-1), 1.0, rtol=1e-12)
+    monkeypatch.setattr(attention, "_PARALELO_A_PARTIR_DE", 1 << 62)  # força um núcleo só
+    out1, w1 = scaled_dot_product_attention(q, k, v, **kw)
+    np.testing.assert_array_equal(w, w1)
+    np.testing.assert_array_equal(out, out1)
+
+
+def test_weights_are_a_fresh_contiguous_array(grande):
+    q, k, v = grande
+    _, w = scaled_dot_product_attention(q, k, v)
+    assert w.flags.c_contiguous and w.flags.owndata and w.dtype == np.float64
+
+
+def test_float32_stays_float32_on_the_fast_path(grande):
+    q, k, v = (a.astype(np.float32) for a in grande)
+    out, w = scaled_dot_product_attention(q, k, v)
+    assert out.dtype == np.float32 and w.dtype == np.float32
+    ro, rw = _referencia(*(a.astype(np.float64) for a in grande))
+    np.testing.assert_allclose(w, rw, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("paralelo", [True, False])
+def test_overflowing_scores_raise_the_softmax_error_with_the_full_shape(grande, paralelo, monkeypatch):
+    if not paralelo:
+        monkeypatch.setattr(attention, "_PARALELO_A_PARTIR_DE", 1 << 62)
+    q, k, v = (a.copy() for a in grande)
+    q[2, 650, 0] = 1e300
+    k[2, 10, 0] = 1e300
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # o numpy avisa do estouro no matmul
+        with pytest.raises(ValueError, match=r"x contém \+inf \(forma \(3, 700, 600\)\)"):
+            scaled_dot_product_attention(q, k, v)
+
+
+def test_mask_with_extra_leading_dims_broadcasts_like_before():
+    rng = np.random.default_rng(2)
+    q, k, v = rng.standard_normal((5, 4)), rng.standard_normal((6, 4)), rng.standard_normal((6, 3))
+    mask = rng.random((2, 5, 6)) > 0.4
+    out, w = scaled_dot_product_attention(q, k, v, mask)
+    assert out.shape == (2, 5, 3) and w.shape == (2, 5, 6)
+    for b in range(2):
+        ro, rw = _referencia(q, k, v, mask[b])
+        np.testing.assert_allclose(w[b], rw, atol=1e-12)
+        np.testing.assert_allclose(out[b], ro, atol=1e-12)
+
+
+def test_inputs_are_not_modified(grande):
+    q, k, v = grande
+    copias = [a.copy() for a in grande]
+    scaled_dot_product_attention(q, k, v, causal=True)
+    for a, b in zip(grande, copias, strict=True):
+        np.testing.assert_array_equal(a, b)

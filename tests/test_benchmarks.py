@@ -1,0 +1,202 @@
+"""Fumaça dos benchmarks: cada medição em tamanho mínimo roda e produz linhas bem formadas.
+
+Não há asserções de tempo (o benchmark relata, não reprova): só estrutura, contas e o README.
+"""
+
+import re
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import benchmarks
+from benchmarks import CUMPRE, INFORMATIVO, NAO_CUMPRE, PENDENTE, Linha, blocos, latencia, notebooks, vazao
+from benchmarks import __main__ as cli
+from helpers.attention import scaled_dot_product_attention
+
+VEREDITOS = {CUMPRE, NAO_CUMPRE, INFORMATIVO, PENDENTE}
+
+
+def _celulas(linha_md):
+    """As células de uma linha de tabela Markdown (respeitando ``\\|``)."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", linha_md.strip())[1:-1]]
+
+
+def _confere(linhas, secao):
+    assert linhas
+    for lin in linhas:
+        assert isinstance(lin, Linha) and lin.secao == secao
+        assert lin.caso and lin.resultado and lin.veredito in VEREDITOS
+        assert "ERRO" not in lin.resultado, lin.resultado
+
+
+def test_every_dashboard_moves_from_min_to_max():
+    """Todo painel_* abre sem argumentos e aceita cada controle nos extremos (2 movimentos: mínimo e máximo)."""
+    nomes = list(latencia.paineis())
+    assert "painel_produto_escalar" in nomes and all(n.startswith("painel_") for n in nomes)
+    linhas = latencia.medir_latencia(n_movimentos=2)
+    assert [lin.caso for lin in linhas] == nomes
+    _confere(linhas, "1")
+    for lin in linhas:
+        assert re.search(r"mediana \d+ ms · p95 \d+ ms", lin.resultado), lin.resultado
+        assert lin.razao.endswith("ms)") and "× só PNG" in lin.razao
+
+
+def test_slider_moves_cover_the_range():
+    import ipywidgets as W
+
+    valores = []
+    s = W.FloatSlider(value=0.3, min=-1.0, max=1.0, step=0.1)
+    s.observe(lambda m: valores.append(m["new"]), names="value")
+    for acao in latencia.movimentos(s, 5):
+        acao()
+    assert valores[0] == pytest.approx(-1.0) and valores[-1] == pytest.approx(1.0) and len(valores) == 5
+    escolha = W.SelectionSlider(options=[2, 4, 8], value=4)
+    indices = []
+    escolha.observe(lambda m: indices.append(m["new"]), names="value")
+    for acao in latencia.movimentos(escolha, 4):
+        acao()
+    assert len(indices) == 4 and all(a != b for a, b in zip(indices, indices[1:], strict=False))
+    caixa = W.Checkbox(value=False)
+    for acao in latencia.movimentos(caixa, 3):
+        acao()
+    assert caixa.value is True
+    assert latencia.movimentos(W.Text(value="x"), 3) is None
+
+
+def test_one_notebook_against_the_baseline_and_a_failing_one(tmp_path):
+    import nbformat
+
+    quebrado = notebooks.notebook_base()
+    quebrado.cells.append(nbformat.v4.new_code_cell("1 / 0"))
+    caminho_quebrado = tmp_path / "99_quebrado.ipynb"
+    nbformat.write(quebrado, caminho_quebrado)
+    arquivo = notebooks.PASTA / "00_comece_aqui.ipynb"
+    antes = arquivo.read_bytes()
+    linhas = notebooks.medir_notebooks([arquivo, caminho_quebrado], rodadas_base=1, rodadas=1)
+    assert arquivo.read_bytes() == antes  # o notebook do repositório não muda
+    assert [lin.caso for lin in linhas] == ["notebook-base (imports + 1 figura)", "00_comece_aqui.ipynb",
+                                            "99_quebrado.ipynb", "coleção inteira (2 notebooks)"]
+    _confere(linhas[:2], "2")
+    assert re.fullmatch(r"\d+\.\d+× base", linhas[1].razao)
+    assert re.fullmatch(r"\d+\.\d s \(células \d+\.\d s\)", linhas[1].resultado)
+    # um notebook que quebra vira uma linha de erro legível (sem as cores do terminal), e a medição segue
+    assert linhas[2].veredito == NAO_CUMPRE and "ZeroDivisionError" in linhas[2].resultado
+    assert "\x1b" not in linhas[2].resultado
+
+
+def test_throughput_rows_and_flop_counts():
+    assert vazao.flops_atencao(256, 64, 8) == 4 * 256**2 * 64 * 8
+    assert vazao.flops_multi_head(256, 64, 8) == 8 * 256 * 512**2 + 4 * 256**2 * 512
+    linhas = vazao.medir_vazao(ns=(32,), tipos=(np.float32, np.float64), n_heads=2, d_head=8, n_ingenua=16, rodadas=1)
+    _confere(linhas, "3")
+    assert len(linhas) == 2 * 2 + 1
+    for lin in linhas:
+        assert "GFLOP/s" in lin.resultado and "× teto (" in lin.razao
+    # n < 1024: informativo; a linha da versão ingênua também
+    assert all(lin.veredito == INFORMATIVO for lin in linhas)
+    assert any("float32" in lin.caso for lin in linhas) and "ingênua" in linhas[-1].caso
+
+
+def test_naive_attention_matches_the_helper():
+    rng = np.random.default_rng(3)
+    q, k, v = rng.standard_normal((5, 4)), rng.standard_normal((7, 4)), rng.standard_normal((7, 3))
+    ingenua = vazao.atencao_ingenua(q.tolist(), k.tolist(), v.tolist())
+    np.testing.assert_allclose(ingenua, scaled_dot_product_attention(q, k, v)[0], rtol=1e-12, atol=1e-12)
+
+
+def test_blockwise_row_says_not_built_while_the_module_is_missing(monkeypatch):
+    monkeypatch.setattr(blocos, "encontrar", lambda: (None, "helpers/efficient.py não existe"))
+    (linha,) = blocos.medir_blocos()
+    assert linha.veredito == PENDENTE and "não construído ainda" in linha.resultado
+
+
+def _blockwise_de_teste(q, k, v, block_size=64):
+    """Atenção exata por blocos de keys com softmax online (só para testar a medição)."""
+    n, d = q.shape
+    m = np.full((n, 1), -np.inf)
+    soma = np.zeros((n, 1))
+    acc = np.zeros((n, v.shape[1]))
+    for i in range(0, k.shape[0], block_size):
+        s = q @ k[i:i + block_size].T / np.sqrt(d)
+        novo_m = np.maximum(m, s.max(axis=1, keepdims=True))
+        corr = np.exp(m - novo_m)
+        p = np.exp(s - novo_m)
+        soma = soma * corr + p.sum(axis=1, keepdims=True)
+        acc = acc * corr + p @ v[i:i + block_size]
+        m = novo_m
+    return acc / soma
+
+
+def test_blockwise_row_measures_memory_and_time_when_present(monkeypatch):
+    falso = types.ModuleType("helpers.efficient")
+    falso.blockwise_attention = _blockwise_de_teste
+    monkeypatch.setitem(sys.modules, "helpers.efficient", falso)
+    f, motivo = blocos.encontrar()
+    assert f is _blockwise_de_teste and motivo == ""
+    linhas = blocos.medir_blocos(ns=(256, 1024), rodadas=1, n_meta_memoria=1024)
+    _confere(linhas, "4")
+    assert len(linhas) == 2
+    assert all("pico extra" in lin.resultado and "memória 1/" in lin.razao for lin in linhas)
+    # em n = 1024 a exata guarda 1024² pesos (8 MiB); a por blocos, alguns blocos 1024 × 64 (0.5 MiB cada)
+    assert int(re.search(r"memória 1/(\d+)", linhas[1].razao).group(1)) >= 2
+
+
+def test_tracemalloc_peak_counts_numpy_allocations():
+    assert blocos.pico_extra(lambda: np.ones(1_000_000)) >= 8_000_000
+    assert blocos.pico_extra(lambda: None) < 100_000
+
+
+def test_table_and_report_structure():
+    linhas = [
+        Linha("1", "latência do slider", "painel_x", "mediana 10 ms", "1.0× só PNG", "≤ 50 ms", CUMPRE, "nota a"),
+        Linha("3", "vazão", "caso | com barra", "1 GFLOP/s", "0.40× teto", "≥ 0.5× teto", NAO_CUMPRE, "nota a"),
+        Linha("4", "blocos", "blockwise_attention", "não construído ainda", veredito=PENDENTE),
+    ]
+    tabela = benchmarks.tabela_markdown(linhas).splitlines()
+    assert len(tabela) == 2 + len(linhas)
+    assert _celulas(tabela[0]) == list(benchmarks.COLUNAS[:-1]) + [""]
+    assert set(tabela[1]) <= {"|", "-"}
+    assert all(len(_celulas(t)) == len(benchmarks.COLUNAS) for t in tabela)
+    assert _celulas(tabela[3])[2] == "caso \\| com barra"
+    assert benchmarks.notas(linhas) == ["nota a"]
+    assert benchmarks.resumo_metas(linhas) == "metas cumpridas: 1 de 2; não cumpridas: 3 · caso | com barra"
+    texto = cli.relatorio(linhas, "máquina: teste", "", 1.0)
+    assert texto.startswith("máquina: teste") and "| 4 " in texto and "- nota a" in texto
+    assert "numpy" in benchmarks.linha_maquina() and "BLAS" in benchmarks.linha_maquina()
+
+
+def test_median_and_p95():
+    assert benchmarks.mediana_p95([5, 1, 3]) == (3, pytest.approx(4.8))
+    med, p95 = benchmarks.mediana_p95(list(range(1, 101)))
+    assert med == 50.5 and p95 == pytest.approx(95.05)
+
+
+def test_readme_only_the_marked_region_changes(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# t\n\nantes\n{cli.INICIO}\n(velho)\n{cli.FIM}\ndepois\n", encoding="utf-8")
+    cli.gravar_readme(cli.secao_readme("| a |\n|---|"), readme)
+    texto = readme.read_text(encoding="utf-8")
+    assert texto.startswith("# t\n\nantes\n<!-- desempenho:inicio -->\nMedido em ")
+    assert texto.endswith("| a |\n|---|\n<!-- desempenho:fim -->\ndepois\n")
+    assert "(velho)" not in texto and "python -m benchmarks --readme" in texto
+    readme.write_text("sem marcadores", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        cli.gravar_readme("x", readme)
+
+
+def test_cli_rejects_bad_options():
+    with pytest.raises(SystemExit):
+        cli.main(["--so", "7"])
+    with pytest.raises(SystemExit):
+        cli.main(["--readme", "--rapido"])
+
+
+def test_best_of_interleaves_and_spreads_rounds_in_time():
+    ordem = []
+    tempos = benchmarks.melhor_de({"a": lambda: ordem.append("a"), "b": lambda: ordem.append("b")}, 3)
+    assert ordem == ["a", "b"] * 3 and set(tempos) == {"a", "b"} and all(t >= 0 for t in tempos.values())
+    ordem.clear()
+    benchmarks.melhor_de({"a": lambda: ordem.append("a")}, 1, minimo_s=0.05, maximo_rodadas=10_000)
+    assert len(ordem) > 1  # continuou até somar 0.05 s

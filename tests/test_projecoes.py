@@ -1,0 +1,280 @@
+"""Notebook 06: o painel das projeções, o exemplo "banco", o corretor de ``projetar`` e as soluções.
+
+Os números do painel são comparados com uma conta independente, feita aqui com numpy puro e uma
+softmax escrita à parte (sem ``helpers.attention``).
+"""
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import checks, plots, widgets
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "06_projecoes_qkv.ipynb"
+FRASES = (widgets.FRASE_DINHEIRO, widgets.FRASE_PRACA)
+
+
+def _softmax_linhas(z):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _cos(a, b):
+    return float(a @ b) / (math.sqrt(float(a @ a)) * math.sqrt(float(b @ b)))
+
+
+def referencia_banco(forca_query=2.0, financas_key=1.0, lugar_key=1.0):
+    """Pesos e saída de "banco" nas duas frases, com as matrizes escritas de novo aqui."""
+    W_q = np.zeros((4, 2))
+    W_q[0, 0] = W_q[1, 0] = 0.5
+    W_q[2, 0] = forca_query
+    W_k = np.zeros((4, 2))
+    W_k[0, 0], W_k[1, 0], W_k[2, 0], W_k[3, 1] = financas_key, lugar_key, -1.0, 1.0
+    W_v = np.zeros((4, 3))
+    W_v[0, 0] = W_v[1, 1] = W_v[3, 2] = 1.0
+    resultado = []
+    for frase in FRASES:
+        X = np.array([widgets.EMBEDDINGS_BANCO[t] for t in frase])
+        Q, K, V = X @ W_q, X @ W_k, X @ W_v
+        pesos = _softmax_linhas(Q @ K.T / math.sqrt(2))
+        i = frase.index("banco")
+        saida = pesos[i] @ V
+        resultado.append({"pesos": pesos, "saida": saida, "cos_financas": _cos(saida, np.array([1.0, 0, 0])),
+                          "cos_lugar": _cos(saida, np.array([0, 1.0, 0]))})
+    return resultado
+
+
+# --- o exemplo "banco": a afirmação central do notebook ---------------------------------------------
+
+
+def test_banco_vai_para_financas_na_frase_1_e_para_assento_na_frase_2():
+    r1, r2 = referencia_banco()
+    # sozinho, o value de "banco" é (0.5, 0.5, 0): 45° dos dois sentidos
+    assert _cos(np.array([0.5, 0.5, 0.0]), np.array([1.0, 0, 0])) == pytest.approx(1 / math.sqrt(2))
+    assert r1["cos_financas"] == pytest.approx(0.9814, abs=1e-4) and r1["cos_lugar"] < 0.1
+    assert r2["cos_lugar"] == pytest.approx(0.9814, abs=1e-4) and r2["cos_financas"] < 0.1
+    np.testing.assert_allclose(r1["pesos"][4], [0.398, 0.068, 0.398, 0.068, 0.068], atol=1e-3)
+    np.testing.assert_allclose(r2["pesos"][2], [0.398, 0.068, 0.068, 0.068, 0.398], atol=1e-3)
+    np.testing.assert_allclose(r1["saida"], [0.790, 0.074, 0.136], atol=1e-3)
+
+
+def test_com_identidade_banco_olha_para_si_e_os_escores_sao_simetricos():
+    X = np.array([widgets.EMBEDDINGS_BANCO[t] for t in widgets.FRASE_DINHEIRO])
+    z = X @ X.T / 2
+    np.testing.assert_array_equal(z, z.T)
+    pesos = _softmax_linhas(z)
+    assert int(np.argmax(pesos[4])) == 4 and pesos[4, 4] == pytest.approx(0.317, abs=1e-3)
+    saida = pesos[4] @ X
+    assert _cos(saida, np.array([1.0, 0, 0, 0])) == pytest.approx(0.744, abs=1e-3)
+    # a exceção: "salário" é mais comprido e quase paralelo a "depositei", e ganha a diagonal
+    assert pesos[0, 2] > pesos[0, 0]
+
+
+# --- o painel -------------------------------------------------------------------------------------
+
+
+def _confere(p):
+    v = p.valores()
+    r1, r2 = referencia_banco(v["forca_query"], v["financas_key"], v["lugar_key"])
+    e = p.estado
+    for n, r in ((1, r1), (2, r2)):
+        np.testing.assert_allclose(e[f"pesos_{n}"], r["pesos"], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(e[f"saida_{n}"], r["saida"], rtol=1e-12, atol=1e-14)
+        assert e[f"cos_financas_{n}"] == pytest.approx(r["cos_financas"], rel=1e-12)
+        assert e[f"cos_lugar_{n}"] == pytest.approx(r["cos_lugar"], rel=1e-12)
+        assert f"{r['cos_financas']:.3f} · {r['cos_lugar']:.3f}" in p.texto.value
+        assert np.allclose(e[f"pesos_{n}"].sum(axis=1), 1.0)
+    return r1, r2
+
+
+def test_padrao_e_o_exemplo_da_secao_3():
+    p = widgets.painel_projecoes()
+    r1, r2 = _confere(p)
+    np.testing.assert_allclose(p.estado["q_banco"], [2.5, 0.0])
+    texto = p.texto.value
+    for trecho in ("0.981 · 0.092", "0.092 · 0.981", "salário 0.398", "praça 0.398", "(0.790, 0.074, 0.136)", "(2.50, 0.00)"):
+        assert trecho in texto, trecho
+
+
+@pytest.mark.parametrize(
+    ("valores", "esperado"),
+    [
+        (dict(forca_query=0.0), {"cos_financas_1": 0.836, "cos_lugar_2": 0.836}),
+        (dict(forca_query=4.0), {"cos_financas_1": 0.997, "cos_lugar_2": 0.997}),
+        (dict(financas_key=0.0), {"cos_financas_1": 0.748, "cos_lugar_2": 0.980}),
+        (dict(lugar_key=-1.0), {"cos_financas_1": 0.978, "cos_lugar_2": 0.231}),
+    ],
+)
+def test_sliders_mudam_os_numeros_como_a_conta_independente(valores, esperado):
+    p = widgets.painel_projecoes()
+    png_antes, texto_antes = p.imagem.value, p.texto.value
+    p.definir(**valores)
+    _confere(p)
+    for chave, valor in esperado.items():
+        assert p.estado[chave] == pytest.approx(valor, abs=1e-3), chave
+    assert p.imagem.value != png_antes
+    assert p.texto.value != texto_antes
+
+
+def test_forca_zero_divide_os_pesos_e_lugar_negativo_faz_banco_olhar_a_gramatica():
+    p = widgets.painel_projecoes()
+    p.controles["forca_query"].value = 0.0
+    np.testing.assert_allclose(p.estado["q_banco"], [0.5, 0.0])
+    np.testing.assert_allclose(p.estado["pesos_1"][4], [0.244, 0.171, 0.244, 0.171, 0.171], atol=1e-3)
+    p.definir(forca_query=2.0, lugar_key=-1.0)
+    np.testing.assert_allclose(p.estado["pesos_2"][2], [0.094, 0.387, 0.066, 0.387, 0.066], atol=1e-3)
+
+
+@pytest.mark.parametrize("nome", ["forca_query", "financas_key", "lugar_key"])
+def test_um_passo_de_cada_slider_muda_figura_e_numeros(nome):
+    p = widgets.painel_projecoes()
+    c = p.controles[nome]
+    assert c.min < c.value < c.max
+    png_antes, texto_antes = p.imagem.value, p.texto.value
+    c.value = c.value + c.step
+    _confere(p)
+    assert p.imagem.value != png_antes and p.texto.value != texto_antes
+
+
+def test_todo_controle_aceita_min_e_max_sem_nan():
+    p = widgets.painel_projecoes()
+    for controle in p.controles.values():
+        for valor in (controle.min, controle.max):
+            controle.value = valor
+            for n in (1, 2):
+                assert np.all(np.isfinite(p.estado[f"pesos_{n}"])) and np.all(np.isfinite(p.estado[f"saida_{n}"]))
+            _confere(p)
+
+
+def test_as_matrizes_sao_compartilhadas_e_q_de_banco_nao_depende_da_frase():
+    p = widgets.painel_projecoes()
+    e = p.estado
+    assert not np.array_equal(e["Q_1"], e["Q_2"])
+    np.testing.assert_array_equal(e["Q_1"][4], e["Q_2"][2])
+    X1 = np.array([widgets.EMBEDDINGS_BANCO[t] for t in widgets.FRASE_DINHEIRO])
+    np.testing.assert_allclose(e["Q_1"], X1 @ e["W_q"])
+    np.testing.assert_allclose(e["K_1"], X1 @ e["W_k"])
+    np.testing.assert_allclose(e["V_1"], X1 @ e["W_v"])
+
+
+def test_o_notebook_usa_os_mesmos_dados_do_painel():
+    """Os embeddings e as matrizes escritos na seção 3 do notebook são os do painel (seção 6)."""
+    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    fontes = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    ns: dict = {"np": np, "attention": __import__("helpers.attention", fromlist=["x"])}
+    for fonte in fontes:
+        if fonte.startswith("embeddings = {") or fonte.startswith("W_q_banco = "):
+            exec(fonte, ns)
+    assert {k: tuple(v) for k, v in ns["embeddings"].items()} == widgets.EMBEDDINGS_BANCO
+    assert tuple(ns["frase_1"]) == widgets.FRASE_DINHEIRO and tuple(ns["frase_2"]) == widgets.FRASE_PRACA
+    for do_notebook, do_painel in zip((ns["W_q_banco"], ns["W_k_banco"], ns["W_v_banco"]), widgets.matrizes_banco()):
+        np.testing.assert_array_equal(do_notebook, do_painel)
+
+
+def test_desenhar_pesos_recusa_rotulos_que_nao_batem():
+    fig, axes = plots.nova_figura(4, 4)
+    with pytest.raises(ValueError, match="rótulos"):
+        plots.desenhar_pesos(axes[0, 0], np.full((3, 3), 1 / 3), ["a", "b"])
+    plots.desenhar_pesos(axes[0, 0], np.full((2, 3), 1 / 3), ["a", "b"], ["x", "y", "z"])
+    assert len(axes[0, 0].texts) == 6
+
+
+# --- o corretor de projetar ---------------------------------------------------------------------
+
+
+def _certo(X, W_q, W_k, W_v):
+    return X @ W_q, X @ W_k, X @ W_v
+
+
+ERRADAS = {
+    "W @ X": (lambda X, a, b, c: (a @ X, b @ X, c @ X), ["W @ X", "erro de forma", "(4, 3) @ (5, 4)", "matmul"]),
+    "X @ W.T": (lambda X, a, b, c: (X @ a.T, X @ b.T, X @ c.T), ["transpôs as matrizes de pesos"]),
+    "(X @ W).T": (lambda X, a, b, c: ((X @ a).T, (X @ b).T, (X @ c).T), ["devolveu a transposta"]),
+    "X * W": (lambda X, a, b, c: (X * a, X * b, X * c), ["elemento a elemento"]),
+    "mesma W": (lambda X, a, b, c: (X @ a, X @ a, X @ a), ["mesma matriz (W_q) para as três"]),
+    "K e V trocados": (lambda X, a, b, c: (X @ a, X @ c, X @ b), ["K e V estão trocados"]),
+    "Q e K trocados": (lambda X, a, b, c: (X @ b, X @ a, X @ c), ["Q e K estão trocados"]),
+    "V com W_k": (lambda X, a, b, c: (X @ a, X @ b, X @ b), ["K e V foram calculados com a mesma matriz, W_k"]),
+    "ordem circular": (lambda X, a, b, c: (X @ c, X @ a, X @ b), ["na ordem errada"]),
+    "só Q": (lambda X, a, b, c: X @ a, ["**três** matrizes", "veio ndarray"]),
+    "par": (lambda X, a, b, c: (X @ a, X @ b), ["**três** matrizes", "tamanho 2"]),
+}
+
+
+def test_corretor_aceita_a_resposta_certa(capsys):
+    assert checks.check_projecoes(_certo) is True
+    assert "✅ Correto!" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("nome", list(ERRADAS))
+def test_corretor_reconhece_cada_erro(nome, capsys):
+    fn, trechos = ERRADAS[nome]
+    assert checks.check_projecoes(fn) is False
+    saida = capsys.readouterr().out
+    assert saida.startswith("❌"), saida
+    for trecho in trechos:
+        assert trecho in saida, (trecho, saida)
+
+
+def test_corretor_erro_generico_mostra_o_esperado(capsys):
+    assert checks.check_projecoes(lambda X, a, b, c: (X @ a + 1, X @ b, X @ c)) is False
+    saida = capsys.readouterr().out
+    assert "Q deveria ser" in saida
+
+
+def test_corretor_esqueleto_recebe_aviso(capsys):
+    def projetar(X, W_q, W_k, W_v):
+        raise NotImplementedError("complete aqui")
+
+    assert checks.check_projecoes(projetar) is False
+    assert "ainda não foi implementada" in capsys.readouterr().out
+
+
+def test_no_caso_quadrado_as_variantes_sao_todas_distintas():
+    """Se duas variantes coincidissem no caso quadrado, o corretor poderia dar o nome errado."""
+    caso, X, Ws = checks._casos_projecoes()[0]
+    assert X.shape == (4, 4) and all(W.shape == (4, 4) for W in Ws)
+    valores = [v for _, _, v in checks._candidatos_projecao(X, Ws)]
+    assert len(valores) == 15
+    for i in range(len(valores)):
+        for j in range(i + 1, len(valores)):
+            assert not np.allclose(valores[i], valores[j]), (i, j)
+
+
+# --- o exercício 1 e as soluções publicadas ------------------------------------------------------
+
+
+def _solucoes():
+    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    blocos = []
+    for c in nb["cells"]:
+        t = "".join(c["source"])
+        if c["cell_type"] == "markdown" and "✅ Solução" in t:
+            blocos += re.findall(r"```python\n(.*?)```", t, flags=re.S)
+    return blocos
+
+
+def test_solucoes_do_notebook_passam_nos_corretores(capsys):
+    blocos = _solucoes()
+    assert len(blocos) == 2
+    ns: dict = {"np": np}
+    for bloco in blocos:
+        exec(bloco, ns)
+    assert checks.check_attention(ns["atencao_matricial"], varias_queries=True) is True
+    assert checks.check_projecoes(ns["projetar"]) is True
+    assert capsys.readouterr().out.count("✅") == 2
+
+
+def test_atencao_matricial_com_softmax_nas_colunas_e_recusada(capsys):
+    def atencao_matricial(Q, K, V):
+        z = Q @ K.T / np.sqrt(K.shape[-1])
+        e = np.exp(z - z.max(axis=0, keepdims=True))
+        pesos = e / e.sum(axis=0, keepdims=True)
+        return pesos @ V, pesos
+
+    assert checks.check_attention(atencao_matricial, varias_queries=True) is False
+    assert "eixo errado" in capsys.readouterr().out

@@ -1,0 +1,401 @@
+"""Notebook 10 (revisão): o quiz (dados, corretor e texto), o corretor do mecanismo inteiro e a figura-resumo."""
+
+import copy
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import attention, checks, data, efficient, plots
+
+RAIZ = Path(__file__).resolve().parent.parent
+NOTEBOOK = RAIZ / "notebooks" / "10_revisao.ipynb"
+PERGUNTAS = data.carregar_quiz()
+GABARITO = {p.numero: p.resposta for p in PERGUNTAS}
+
+
+def _rodar_quiz(capsys, respostas):
+    ok = checks.check_quiz(respostas)
+    return ok, capsys.readouterr().out
+
+
+def _linha(saida: str, numero: int) -> str:
+    """O trecho da saída do corretor que fala da pergunta ``numero`` (a linha e a de "reveja", se houver)."""
+    m = re.search(rf"^\S+ Pergunta {numero}:.*?(?=^\S+ Pergunta |\n\n|\Z)", saida, flags=re.S | re.M)
+    assert m, f"a pergunta {numero} não aparece na saída:\n{saida}"
+    return m.group(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# o arquivo do quiz
+# ---------------------------------------------------------------------------------------------
+
+
+def test_o_quiz_cobre_os_notebooks_01_a_09():
+    assert 8 <= len(PERGUNTAS) <= 12
+    assert [p.numero for p in PERGUNTAS] == list(range(1, len(PERGUNTAS) + 1))
+    assert {p.notebook for p in PERGUNTAS} == {f"{i:02d}" for i in range(1, 10)}
+    tipos = {p.tipo for p in PERGUNTAS}
+    assert tipos == {"escolha", "numero"}
+
+
+def test_cada_opcao_errada_tem_a_sua_explicacao_e_as_letras_certas_variam():
+    for p in PERGUNTAS:
+        if p.tipo == "escolha":
+            assert p.resposta in p.opcoes
+            assert set(p.erros) == set(p.opcoes) - {p.resposta}, p.numero
+            assert len(set(p.erros.values())) == len(p.erros), f"explicações repetidas na pergunta {p.numero}"
+        else:
+            assert p.dica and p.erros_numericos
+    letras = [p.resposta for p in PERGUNTAS if p.tipo == "escolha"]
+    assert len(set(letras)) >= 3, f"o gabarito não pode ser quase sempre a mesma letra: {letras}"
+
+
+def test_o_gabarito_bate_com_as_contas():
+    p = {q.numero: q for q in PERGUNTAS}
+    # 2: q·k_b = 3 > q·k_a = 1, mas o cosseno prefere k_a
+    q, ka, kb = np.array([1.0, 0.0]), np.array([1.0, 0.0]), np.array([3.0, 1.0])
+    assert q @ kb > q @ ka and (q @ kb) / np.linalg.norm(kb) < 1.0
+    assert "q·k_b = 3" in p[2].opcoes[p[2].resposta]
+    # 3: desvio-padrão de q·k com d = 256 (e a medida confirma)
+    assert p[3].resposta == math.sqrt(256)
+    rng = np.random.default_rng(0)
+    amostra = np.sum(rng.standard_normal((20000, 256)) * rng.standard_normal((20000, 256)), axis=1)
+    assert abs(amostra.std() - p[3].resposta) < 0.3
+    # 5: somar 10 a todos os escores não muda a softmax
+    assert abs(attention.softmax(np.array([11.0, 12.0, 13.0]))[2] - p[5].resposta) < p[5].tolerancia
+    assert abs(attention.softmax(np.array([1.0, 2.0, 3.0]))[2] - p[5].resposta) < 5e-4
+    # 6: trocar V não muda os pesos
+    K = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    _, w1 = attention.scaled_dot_product_attention(q, K, [[10, 0], [0, 10], [5, 5]])
+    _, w2 = attention.scaled_dot_product_attention(q, K, [[1, 2], [3, 4], [5, 6]])
+    assert np.array_equal(w1, w2) and "pesos continuam idênticos" in p[6].opcoes[p[6].resposta]
+    # 7: as formas do enunciado
+    X, Wq, Wk, Wv = np.ones((5, 16)), np.ones((16, 8)), np.ones((16, 8)), np.ones((16, 4))
+    saida, pesos = attention.scaled_dot_product_attention(X @ Wq, X @ Wk, X @ Wv)
+    assert p[7].opcoes[p[7].resposta] == str(saida.shape)
+    assert p[7].opcoes["a"] == str(pesos.shape)
+    # 9: KV cache por token, em KiB (e o erro "usou as cabeças de query")
+    assert attention.kv_cache_bytes(1, 32, 8, 128, 2) / 1024 == p[9].resposta
+    valores_errados = {e.valor for e in p[9].erros_numericos}
+    assert attention.kv_cache_bytes(1, 32, 32, 128, 2) / 1024 in valores_errados
+    assert attention.kv_cache_bytes(1, 32, 8, 128, 2) in valores_errados
+    # 10: por blocos é exata; a linear não
+    rng = np.random.default_rng(1)
+    qq, kk, vv = rng.normal(size=(6, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 2))
+    exata, _ = attention.scaled_dot_product_attention(qq, kk, vv)
+    assert np.allclose(efficient.blockwise_attention(qq, kk, vv, block_size=2), exata)
+    assert not np.allclose(efficient.linear_attention(qq, kk, vv), exata)
+    assert "blocos" in p[10].opcoes[p[10].resposta]
+    # 11: a matriz de pesos n × n
+    assert (16384 / 4096) ** 2 == p[11].resposta
+
+
+@pytest.mark.parametrize(
+    "mexer, trecho",
+    [
+        (lambda b: b["perguntas"][0].update(resposta="z"), "não é uma das opções"),
+        (lambda b: b["perguntas"][0]["erros"].pop("a"), "faltam ['a']"),
+        (lambda b: b["perguntas"][1].update(numero=5), "deveria ser 2"),
+        (lambda b: b["perguntas"][2]["erros"].append({"valor": 16.2, "explicacao": "x"}), "dentro da tolerância"),
+        (lambda b: b["perguntas"][2]["erros"].append({"valor": 255.9, "explicacao": "x"}), "se sobrepõem"),
+        (lambda b: b["perguntas"][2].update(tipo="aberta"), "tipo 'aberta' desconhecido"),
+        (lambda b: b["perguntas"][0].update(enunciado=""), "'enunciado' precisa ser um texto"),
+        (lambda b: b.update(perguntas=[]), "lista 'perguntas' não vazia"),
+    ],
+)
+def test_o_carregador_recusa_um_quiz_inconsistente(mexer, trecho):
+    bruto = json.loads((data.PASTA_DADOS / data.ARQUIVO_QUIZ).read_text(encoding="utf-8"))
+    assert len(data.perguntas_do_quiz(bruto)) == len(PERGUNTAS)
+    estragado = copy.deepcopy(bruto)
+    mexer(estragado)
+    with pytest.raises(ValueError, match=re.escape(trecho)):
+        data.perguntas_do_quiz(estragado)
+
+
+# ---------------------------------------------------------------------------------------------
+# o corretor do quiz
+# ---------------------------------------------------------------------------------------------
+
+
+def test_todas_certas_passa(capsys):
+    ok, saida = _rodar_quiz(capsys, dict(GABARITO))
+    assert ok is True
+    assert f"{len(PERGUNTAS)} de {len(PERGUNTAS)}" in saida
+    for p in PERGUNTAS:
+        trecho = _linha(saida, p.numero)
+        assert trecho.startswith(checks.OK) and p.explicacao in trecho
+
+
+def test_o_esqueleto_diz_ainda_nao_respondida_em_cada_pergunta(capsys):
+    ok, saida = _rodar_quiz(capsys, {p.numero: None for p in PERGUNTAS})
+    assert ok is False
+    for p in PERGUNTAS:
+        assert f"{checks.PENDENTE} Pergunta {p.numero}: ainda não respondida." in saida
+    assert f"{len(PERGUNTAS)} ainda não respondidas" in saida
+    # um dicionário vazio (ou faltando perguntas) também não quebra
+    ok, saida = _rodar_quiz(capsys, {})
+    assert ok is False and saida.count("ainda não respondida.") == len(PERGUNTAS)
+
+
+@pytest.mark.parametrize(
+    "numero, letra",
+    [(p.numero, letra) for p in PERGUNTAS if p.tipo == "escolha" for letra in p.erros],
+)
+def test_cada_opcao_errada_recebe_a_sua_explicacao(capsys, numero, letra):
+    p = PERGUNTAS[numero - 1]
+    respostas = dict(GABARITO)
+    respostas[numero] = letra
+    ok, saida = _rodar_quiz(capsys, respostas)
+    assert ok is False
+    trecho = _linha(saida, numero)
+    assert trecho.startswith(f"{checks.ERRO} Pergunta {numero}: ({letra}) não.")
+    assert p.erros[letra] in trecho
+    assert f"reveja o {p.revisar}" in trecho
+    # nenhuma outra explicação de erro aparece nessa pergunta
+    for outra, texto in p.erros.items():
+        if outra != letra:
+            assert texto not in trecho
+    # as outras perguntas continuam certas
+    assert saida.count(checks.OK) == len(PERGUNTAS) - 1
+
+
+@pytest.mark.parametrize(
+    "numero, indice",
+    [(p.numero, i) for p in PERGUNTAS if p.tipo == "numero" for i in range(len(p.erros_numericos))],
+)
+def test_cada_numero_errado_conhecido_recebe_a_sua_explicacao(capsys, numero, indice):
+    p = PERGUNTAS[numero - 1]
+    erro = p.erros_numericos[indice]
+    ok, saida = _rodar_quiz(capsys, {numero: erro.valor})
+    assert ok is False
+    trecho = _linha(saida, numero)
+    assert trecho.startswith(f"{checks.ERRO} Pergunta {numero}:")
+    assert erro.explicacao in trecho and f"reveja o {p.revisar}" in trecho
+    assert p.dica not in trecho
+
+
+def test_um_numero_errado_desconhecido_recebe_a_dica(capsys):
+    p = next(q for q in PERGUNTAS if q.tipo == "numero")
+    _, saida = _rodar_quiz(capsys, {p.numero: 12345.678})
+    trecho = _linha(saida, p.numero)
+    assert "12345.7 não" in trecho and p.dica in trecho
+
+
+def test_formatos_de_resposta_aceitos_e_recusados(capsys):
+    escolha = next(q for q in PERGUNTAS if q.tipo == "escolha")
+    numerica = next(q for q in PERGUNTAS if q.tipo == "numero")
+    for variante in (escolha.resposta.upper(), f" {escolha.resposta}) ", f"({escolha.resposta})"):
+        situacao, _ = checks.avaliar_resposta(escolha, variante)
+        assert situacao == "certa", variante
+    for variante in (numerica.resposta, str(numerica.resposta).replace(".", ","), np.float32(numerica.resposta)):
+        situacao, _ = checks.avaliar_resposta(numerica, variante)
+        assert situacao == "certa", variante
+    situacao, mensagem = checks.avaliar_resposta(escolha, "z")
+    assert situacao == "errada" and "responda com uma das letras a, b, c, d" in mensagem
+    situacao, mensagem = checks.avaliar_resposta(escolha, 2)
+    assert situacao == "errada" and "como texto" in mensagem
+    situacao, mensagem = checks.avaliar_resposta(numerica, "dezesseis")
+    assert situacao == "errada" and "a resposta é um número" in mensagem
+    situacao, _ = checks.avaliar_resposta(numerica, True)
+    assert situacao == "errada"
+
+
+def test_entradas_estranhas_nao_quebram_o_corretor(capsys):
+    ok, saida = _rodar_quiz(capsys, ["b", "c"])
+    assert ok is False and "precisa ser um dicionário" in saida
+    respostas = dict(GABARITO)
+    respostas[99] = "a"
+    ok, saida = _rodar_quiz(capsys, respostas)
+    assert ok is False and "[99]" in saida and "foram ignoradas" in saida
+    # chaves como texto ("3") também valem
+    respostas = {str(n): r for n, r in GABARITO.items()}
+    ok, _ = _rodar_quiz(capsys, respostas)
+    assert ok is True
+
+
+def test_o_texto_do_quiz_mostra_as_perguntas_e_nao_as_respostas():
+    texto = checks.texto_do_quiz()
+    for p in PERGUNTAS:
+        assert f"**{p.numero}.** {p.enunciado}" in texto
+        assert p.explicacao not in texto
+        for letra, opcao in p.opcoes.items():
+            assert f"**{letra})** {opcao}" in texto
+        for explicacao in list(p.erros.values()) + [e.explicacao for e in p.erros_numericos]:
+            assert explicacao not in texto
+    assert texto.count("Responda com um número") == sum(p.tipo == "numero" for p in PERGUNTAS)
+
+
+# ---------------------------------------------------------------------------------------------
+# o corretor do mecanismo inteiro
+# ---------------------------------------------------------------------------------------------
+
+
+def _fazer_mecanismo(*, escala="d_head", dividir="certo", juntar="certo", eixo=-1, w_o=True, values="v",
+                     cabecas=True, devolve_pesos=False):
+    """Uma implementação do mecanismo, certa por padrão; cada opção introduz um erro conhecido."""
+
+    def mecanismo(X, W_q, W_k, W_v, W_o, n_heads):
+        n = X.shape[0]
+        Q, K, V = X @ W_q, X @ W_k, X @ W_v
+        h = n_heads if cabecas else 1
+        d = Q.shape[1] // h
+        if values == "k":
+            V = K
+
+        def div(M):
+            return M.reshape(n, h, d).transpose(1, 0, 2) if dividir == "certo" else M.reshape(h, n, d)
+
+        Qh, Kh, Vh = div(Q), div(K), div(V)
+        fator = {"d_head": 1 / np.sqrt(d), "d_model": 1 / np.sqrt(X.shape[1]), "nenhuma": 1.0, "d": 1 / d}[escala]
+        z = Qh @ Kh.transpose(0, 2, 1) * fator
+        e = np.exp(z - z.max(axis=eixo, keepdims=True))
+        pesos = e / e.sum(axis=eixo, keepdims=True)
+        S = pesos @ Vh
+        juntas = S.transpose(1, 0, 2).reshape(n, h * d) if juntar == "certo" else S.reshape(n, h * d)
+        saida = juntas @ W_o if w_o else juntas
+        return (saida, pesos) if devolve_pesos else saida
+
+    return mecanismo
+
+
+def test_mecanismo_certo_passa(capsys):
+    assert checks.check_mecanismo(_fazer_mecanismo()) is True
+    assert "Correto" in capsys.readouterr().out
+    assert checks.check_mecanismo(_fazer_mecanismo(devolve_pesos=True)) is True
+
+
+def test_mecanismo_esqueleto_nao_quebra(capsys):
+    def mecanismo(X, W_q, W_k, W_v, W_o, n_heads):
+        raise NotImplementedError("complete aqui")
+
+    assert checks.check_mecanismo(mecanismo) is False
+    assert "ainda não foi implementada" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "opcoes, trecho",
+    [
+        (dict(w_o=False), "Faltou a projeção de saída"),
+        (dict(cabecas=False, escala="d_head"), "Você fez uma cabeça só"),
+        (dict(escala="d_model"), "não 1/√d_model"),
+        (dict(escala="nenhuma"), "Faltou a escala"),
+        (dict(escala="d"), "Você dividiu por d_head"),
+        (dict(eixo=-2), "Softmax no eixo errado"),
+        (dict(dividir="sem transpor", juntar="sem transpor"), "e juntou com o reshape inverso"),
+        (dict(dividir="sem transpor"), "A divisão em cabeças está errada"),
+        (dict(juntar="sem transpor"), "mas a junção não"),
+        (dict(values="k"), "somou as **keys** ponderadas"),
+    ],
+)
+def test_mecanismo_erros_conhecidos_tem_a_sua_explicacao(capsys, opcoes, trecho):
+    assert checks.check_mecanismo(_fazer_mecanismo(**opcoes)) is False
+    saida = capsys.readouterr().out
+    assert trecho in saida, saida
+
+
+def test_mecanismo_forma_errada_e_erro_de_forma(capsys):
+    def so_as_cabecas(X, W_q, W_k, W_v, W_o, n_heads):
+        return np.zeros((X.shape[0], 2))
+
+    assert checks.check_mecanismo(so_as_cabecas) is False
+    assert "deveria ter forma (n, d_out) = (3, 6)" in capsys.readouterr().out
+
+    def quebra(X, W_q, W_k, W_v, W_o, n_heads):
+        return W_q @ X  # (6, 6) @ (3, 6): erro de forma
+
+    assert checks.check_mecanismo(quebra) is False
+    assert "levantou ValueError" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------------------
+# a figura-resumo e o notebook
+# ---------------------------------------------------------------------------------------------
+
+
+def _exemplo_da_secao_1():
+    X = np.array([[1.0, 0.0, 0.3, -0.5], [0.0, 1.0, -0.2, 0.8], [0.5, 0.5, 0.9, 0.1]])
+    rng = np.random.default_rng(0)
+    copia_2 = np.eye(4, 2)
+    W_q = np.hstack([copia_2, rng.normal(size=(4, 2))])
+    W_k = np.hstack([copia_2, rng.normal(size=(4, 2))])
+    W_v = np.hstack([10 * copia_2, rng.normal(size=(4, 2))])
+    W_o = rng.normal(size=(4, 4))
+    return X, W_q, W_k, W_v, W_o
+
+
+def test_o_exemplo_da_secao_1_contem_os_exemplos_1_e_2():
+    X, W_q, W_k, W_v, W_o = _exemplo_da_secao_1()
+    Qh, Kh, Vh = (attention.split_heads(X @ w, 2) for w in (W_q, W_k, W_v))
+    saida_h, pesos = attention.scaled_dot_product_attention(Qh, Kh, Vh)
+    assert np.allclose(pesos[0, 0], [0.4555, 0.2246, 0.3199], atol=5e-5)
+    assert np.allclose(saida_h[0, 0], [6.15, 3.85], atol=0.01)
+
+
+def test_figura_mecanismo_mostra_formas_e_pesos_de_verdade():
+    import matplotlib.pyplot as plt
+
+    X, W_q, W_k, W_v, W_o = _exemplo_da_secao_1()
+    fig = plots.figura_mecanismo(X, W_q, W_k, W_v, W_o, 2)
+    try:
+        textos = [t.get_text() for ax in fig.axes for t in ax.texts]
+        tudo = "\n".join(textos)
+        assert "(n, d_model)\n= (3, 4)" in tudo and "(n, n) = (3, 3)" in tudo and "(n, d_out) = (3, 4)" in tudo
+        _, pesos = attention.multi_head_attention(X, X, W_q, W_k, W_v, W_o, 2)
+        mapa = fig.axes[-1]
+        numeros = [float(t.get_text()) for t in mapa.texts]
+        assert np.allclose(numeros, pesos[0].ravel(), atol=5e-4)
+        assert numeros[:3] == [0.456, 0.225, 0.32]
+        fig2 = plots.figura_mecanismo(X, W_q, W_k, W_v, W_o, 2, cabeca=1)
+        numeros2 = [float(t.get_text()) for t in fig2.axes[-1].texts]
+        assert np.allclose(numeros2, pesos[1].ravel(), atol=5e-4)
+        plt.close(fig2)
+    finally:
+        plt.close(fig)
+
+
+def _celulas():
+    return json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+
+
+def _fonte(c):
+    return "".join(c["source"])
+
+
+def test_o_esqueleto_do_notebook_tem_uma_chave_none_por_pergunta():
+    esqueleto = next(_fonte(c) for c in _celulas() if c["cell_type"] == "code" and _fonte(c).startswith("respostas = {"))
+    ambiente: dict = {}
+    exec(esqueleto, ambiente)
+    assert ambiente["respostas"] == {p.numero: None for p in PERGUNTAS}
+
+
+def test_o_notebook_mostra_as_perguntas_a_partir_dos_dados():
+    codigo = [_fonte(c) for c in _celulas() if c["cell_type"] == "code"]
+    assert any("checks.texto_do_quiz()" in c for c in codigo)
+    markdown = "\n".join(_fonte(c) for c in _celulas() if c["cell_type"] == "markdown")
+    for p in PERGUNTAS:  # os enunciados não são copiados à mão no notebook (não têm como divergir)
+        assert p.enunciado not in markdown
+
+
+def _solucoes():
+    blocos = []
+    for c in _celulas():
+        texto = _fonte(c)
+        if c["cell_type"] == "markdown" and "✅ Solução" in texto:
+            blocos += re.findall(r"```python\n(.*?)```", texto, flags=re.S)
+    return blocos
+
+
+def test_as_solucoes_do_notebook_passam(capsys):
+    blocos = _solucoes()
+    assert len(blocos) == 2
+    ambiente = {"np": np, "checks": checks}
+    exec(blocos[0], ambiente)
+    assert ambiente["ok"] is True
+    assert ambiente["respostas"] == GABARITO
+    exec(blocos[1], ambiente)
+    assert checks.check_mecanismo(ambiente["mecanismo"]) is True
+    assert "Correto" in capsys.readouterr().out
