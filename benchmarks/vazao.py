@@ -2,7 +2,7 @@
 
 **FLOPs contados.** Atenção (``scaled_dot_product_attention``): ``4·n²·d`` por cabeça — ``2·n²·d`` em
 ``QKᵀ`` e ``2·n²·d`` em ``PV``; o softmax (máximo, exp, soma, divisão: O(n²), sem multiplicações de
-matrizes) não entra na conta. Várias cabeças (``multi_head_attention``, auto-atenção, ``D = H·d_head``):
+matrizes) não entra na conta. Várias cabeças (``multi_head_attention``, autoatenção, ``D = H·d_head``):
 ``8·n·D²`` das quatro projeções (W_q, W_k, W_v, W_o) mais ``4·n²·D`` da atenção.
 
 **O teto.** O melhor que um código numpy pode fazer: as mesmas multiplicações de matrizes, com as

@@ -179,7 +179,7 @@ def _softmax_last_axis_inplace(z: NDArray[np.floating]) -> NDArray[np.floating]:
 def causal_mask(n_q: int, n_k: int | None = None, *, offset: int = 0) -> NDArray[np.bool_]:
     """Máscara causal ``(n_q, n_k)``: a query ``i`` pode ver as keys ``j <= i + offset``.
 
-    Com ``n_k = None`` usa ``n_k = n_q`` (auto-atenção). ``offset = 0`` alinha o canto superior
+    Com ``n_k = None`` usa ``n_k = n_q`` (autoatenção). ``offset = 0`` alinha o canto superior
     esquerdo, como o ``is_causal`` do PyTorch. Numa geração com *KV cache*, em que as ``n_q`` queries
     novas são as últimas de ``n_k`` posições, use ``offset = n_k - n_q``.
     """

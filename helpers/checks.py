@@ -931,6 +931,141 @@ def _veredito_projecoes(fn: Callable[..., Any]) -> Veredito:
                           "papel com a sua matriz. Com X (5, 4), W_q (4, 3) e W_v (4, 2), Q sai (5, 3) e V sai (5, 2).")
 
 
+def check_autoatencao(fn: Callable[..., Any]) -> bool:
+    """Confere ``fn(X, W_q, W_k, W_v)`` = ``(saídas, pesos)``: a autoatenção inteira de uma frase.
+
+    ``Q, K, V = X @ W_q, X @ W_k, X @ W_v``; ``pesos = softmax(Q Kᵀ / √d_k)`` em cada linha;
+    ``saídas = pesos @ V``. Casos: ``X`` ``(5, 4)`` com as três ``W`` ``(4, 3)`` (``d_model = 4`` e
+    ``d_k = 3`` diferentes de propósito; quase todo erro roda e se reconhece pelo valor), ``X`` ``(6, 4)``
+    com ``W_v`` ``(4, 2)`` (``d_v ≠ d_k``) e o primeiro caso com ``X`` multiplicado por 30 (escores
+    enormes: a softmax precisa ser estável). Reconhece: escala por ``√d_model`` em vez de ``√d_k``, sem
+    escala, por ``d_k``, vezes ``√d_k``, softmax no eixo errado, sem softmax, keys somadas no lugar dos
+    values, ``X`` no lugar de ``V`` (ou de Q, K e V), K e V trocados, Q e K trocados, ``W_q`` usada
+    também para K, erros de forma (``W @ X``, ``Q @ K`` sem transpor), softmax instável, só a saída
+    devolvida, o par na ordem trocada e os pesos transpostos.
+    """
+    nome = getattr(fn, "__name__", "sua função")
+    return rodar_checagem(lambda: _veredito_autoatencao(fn), nome)
+
+
+def _casos_autoatencao() -> list[tuple[str, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    rng = np.random.default_rng(60)
+    X1 = rng.integers(-2, 3, size=(5, 4)).astype(float)
+    Ws1 = tuple(rng.integers(-2, 3, size=(4, 3)).astype(float) * 0.5 for _ in range(3))
+    X2 = rng.normal(size=(6, 4))
+    Ws2 = (rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2)))
+    return [
+        ("com X (5, 4) e as três W (4, 3)", X1, Ws1),
+        ("com X (6, 4), W_q e W_k (4, 3) e W_v (4, 2)", X2, Ws2),
+        ("com escores enormes (o primeiro X multiplicado por 30)", 30.0 * X1, Ws1),
+    ]
+
+
+def _variantes_autoatencao(X: np.ndarray, Ws: tuple[np.ndarray, ...]) -> list[tuple[np.ndarray, str]]:
+    """Saídas de implementações erradas conhecidas da autoatenção, cada uma com a explicação."""
+    W_q, W_k, W_v = Ws
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    d_k, d_model = K.shape[-1], X.shape[-1]
+    z = Q @ K.T
+    r = math.sqrt(d_k)
+    return [
+        (softmax(z / math.sqrt(d_model)) @ V,
+         f"Você dividiu os escores por √d_model = √{d_model} = {math.sqrt(d_model):.3g}, o tamanho dos embeddings. "
+         f"A escala usa o tamanho das queries e keys **depois** da projeção: √d_k = √{d_k} ≈ {r:.3g}. Pegue "
+         "d_k de K.shape[-1] (ou W_k.shape[1]), não de X.shape[1]."),
+        (softmax(z) @ V, "Você esqueceu de escalar: os escores Q Kᵀ devem ser divididos por √d_k antes da softmax."),
+        (softmax(z / d_k) @ V, f"Você dividiu por d_k = {d_k} em vez de √d_k ≈ {r:.3g}: a escala é 1/√d_k."),
+        (softmax(z * r) @ V, "Você multiplicou por √d_k em vez de dividir."),
+        (softmax(z / r, axis=0) @ V,
+         "Softmax calculada no eixo errado: os pesos de cada **query** (cada linha de Q Kᵀ) devem somar 1, então "
+         "a softmax age sobre o último eixo (axis=-1, as keys), não sobre as queries (as colunas)."),
+        ((z / r) @ V, "Faltou a softmax: os escores escalados precisam virar pesos positivos que somam 1 em cada linha."),
+        (softmax(z / r) @ K,
+         "Você somou as **keys** ponderadas; a saída é a soma ponderada dos **values**: pesos @ V, com V = X @ W_v."),
+        (softmax(z / r) @ X,
+         "Você misturou os embeddings X em vez dos values: a saída é pesos @ V, com V = X @ W_v (por isso ela "
+         "tem d_v colunas, não d_model)."),
+        (softmax(X @ X.T / math.sqrt(d_model)) @ X,
+         "Você usou os embeddings X direto nos três papéis, sem as projeções. Primeiro Q = X @ W_q, K = X @ W_k "
+         "e V = X @ W_v; depois a atenção com Q, K e V (a seção 4 mostra por que as projeções fazem falta)."),
+        (softmax(Q @ V.T / r) @ K,
+         "K e V estão trocados: os escores foram calculados com X @ W_v e a mistura com X @ W_k. K = X @ W_k "
+         "entra nos escores (Q Kᵀ); V = X @ W_v é o conteúdo que sai."),
+        (softmax(K @ Q.T / r) @ V,
+         "Q e K estão trocados: você calculou K Qᵀ, e os escores ficaram transpostos (a linha i virou a coluna i). "
+         "A linha i deve ser a query do token i contra todas as keys: Q Kᵀ, com Q = X @ W_q e K = X @ W_k."),
+        (softmax(Q @ Q.T / r) @ V,
+         "K foi calculado com W_q: os escores saíram Q Qᵀ (e simétricos). Cada papel tem a sua matriz: "
+         "K = X @ W_k."),
+    ]
+
+
+def _erro_de_forma_autoatencao(exc: _Excecao, X: np.ndarray, Ws: tuple[np.ndarray, ...]) -> Veredito | None:
+    texto = str(exc.original)
+    if not ("matmul" in texto or "shapes" in texto or "aligned" in texto or "broadcast" in texto):
+        return None
+    n, d_model = X.shape
+    d_k, d_v = Ws[1].shape[1], Ws[2].shape[1]
+    return Veredito(
+        False,
+        f"{ERRO} Erro de forma {exc.caso}: {type(exc.original).__name__}: {texto}\n"
+        f"Siga as formas: X ({n}, {d_model}) @ W_q ({d_model}, {d_k}) = Q ({n}, {d_k}), e o mesmo para K; "
+        f"V = X @ W_v é ({n}, {d_v}). Os escores são Q @ K.T: ({n}, {d_k}) @ ({d_k}, {n}) = ({n}, {n}); a saída "
+        f"é pesos @ V: ({n}, {n}) @ ({n}, {d_v}) = ({n}, {d_v}). Confira a ordem X @ W (não W @ X), o .T de K "
+        "e se K e V não foram trocados.",
+    )
+
+
+def _veredito_autoatencao(fn: Callable[..., Any]) -> Veredito:
+    for caso, X, Ws in _casos_autoatencao():
+        titulo = caso[0].upper() + caso[1:]
+        Q, K, V = (X @ W for W in Ws)
+        ref_saida, ref_pesos = scaled_dot_product_attention(Q, K, V)
+        try:
+            resultado = _chamar(fn, caso, X.copy(), *(W.copy() for W in Ws))
+        except _Excecao as exc:
+            explicado = _erro_de_forma_autoatencao(exc, X, Ws)
+            if explicado:
+                return explicado
+            raise
+        if not (isinstance(resultado, (tuple, list)) and len(resultado) == 2):
+            if _perto(_array(resultado), ref_saida):
+                return Veredito(False, f"{ERRO} As saídas estão certas, mas a função deve devolver o **par** "
+                                       "(saídas, pesos): return pesos @ V, pesos.")
+            tamanho = f" de tamanho {len(resultado)}" if isinstance(resultado, (tuple, list)) else ""
+            return Veredito(False, f"{ERRO} {titulo}: a função deve devolver o par (saídas, pesos); veio "
+                                   f"{type(resultado).__name__}{tamanho}.")
+        saida, pesos = (_array(r) for r in resultado)
+        if _perto(saida, ref_pesos) and _perto(pesos, ref_saida):
+            return Veredito(False, f"{ERRO} Os números estão certos, mas o par veio na ordem trocada: devolva "
+                                   "(saídas, pesos), nessa ordem.")
+        if saida is not None and saida.shape == ref_saida.shape and not np.all(np.isfinite(saida)):
+            return Veredito(False, f"{ERRO} {titulo}, a saída tem NaN ou inf: exp de escores grandes estoura o "
+                                   "float64. Subtraia o máximo de cada linha antes de exponenciar: "
+                                   "escores - escores.max(axis=-1, keepdims=True).")
+        if not _perto(saida, ref_saida):
+            for errado, explicacao in _variantes_autoatencao(X, Ws):
+                if _perto(saida, errado):
+                    return Veredito(False, f"{ERRO} {explicacao}\n(Isso apareceu {caso}.)")
+            if saida is None or saida.shape != ref_saida.shape:
+                forma = None if saida is None else saida.shape
+                return Veredito(False, f"{ERRO} {titulo}: as saídas deveriam ter forma {ref_saida.shape} (uma "
+                                       f"linha por token, d_v = {ref_saida.shape[1]} colunas), mas vieram {forma}. "
+                                       "A saída é pesos @ V, com V = X @ W_v.")
+            return Veredito(False, f"{ERRO} {titulo}: as saídas deveriam ser\n{_fmt(ref_saida)}\nmas vieram\n"
+                                   f"{_fmt(saida)}")
+        if not _perto(pesos, ref_pesos):
+            if _perto(pesos, ref_pesos.T):
+                return Veredito(False, f"{ERRO} As saídas estão certas, mas os pesos vieram transpostos: a linha i "
+                                       "deve ser a da query i (cada **linha** soma 1).")
+            return Veredito(False, f"{ERRO} {titulo}: as saídas estão certas, mas os pesos deveriam ser a matriz "
+                                   f"{ref_pesos.shape} usada nelas,\n{_fmt(ref_pesos)}\nmas vieram\n"
+                                   f"{_fmt(pesos) if pesos is not None else None}")
+    return Veredito(True, f"{OK} Correto! Projeções Q = X @ W_q, K = X @ W_k, V = X @ W_v, escores Q Kᵀ / √d_k "
+                          "(d_k = 3, não d_model = 4), softmax estável em cada linha e saídas pesos @ V: é a "
+                          "autoatenção de uma frase inteira, sem laço.")
+
+
 # === 07 · máscaras e atenção cruzada ============================================================================
 
 

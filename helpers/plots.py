@@ -894,7 +894,7 @@ class FiguraBanco:
 
     1. ``ax_frase1`` e ``ax_frase2``: os mapas de calor dos pesos de atenção de cada frase (linha =
        quem olha, coluna = para quem), com a linha de "banco" contornada e os pesos dela escritos;
-    2. ``ax_sentidos``: o plano dos dois sentidos (coordenadas "finanças" e "assento/lugar" dos
+    2. ``ax_sentidos``: o plano dos dois sentidos (coordenadas "finanças" e "lugar" (assento) dos
        values) com a saída de "banco" em cada frase e, tracejado, o value de "banco" sozinho.
 
     As cores dos mapas vão de 0 a 1 em escala de raiz quadrada (``PowerNorm(0.5)``), para que pesos
@@ -938,7 +938,7 @@ class FiguraBanco:
         ax.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
         ax.set_yticks([0, 0.5, 1], ["0", "0.5", "1"])
         ax.set_xlabel("finanças")
-        ax.set_ylabel("assento/lugar")
+        ax.set_ylabel("lugar", labelpad=2)  # curto: "assento/lugar" encostava no mapa do meio
         ax.plot([0, 1], [0, 1], color=CORES["neutro"], ls=":", lw=1.2)  # onde os dois sentidos empatam
         estilo = dict(arrowstyle="-|>", lw=mpl.rcParams["lines.linewidth"] + 0.5, mutation_scale=18)
         p = np.asarray(proprio, dtype=float)
@@ -1111,7 +1111,7 @@ class FiguraMascaras:
         self.fantasmas = ax_saida.bar(x, np.zeros(d_v), width=0.6, fill=False, edgecolor=CORES["neutro"],
                                       ls="--", lw=1.5, label="sem máscara nenhuma")
         ax_saida.axhline(0, color=CORES["neutro"], lw=0.8)
-        ax_saida.set_xticks(x, [f"coord. {c + 1}" for c in x])
+        ax_saida.set_xticks(x, [f"coord. {c}" for c in x])  # contadas a partir de 0, como as queries
         ax_saida.set_ylim(*limites_saida)
         ax_saida.grid(axis="x", visible=False)
         ax_saida.legend(loc="upper left", frameon=False, fontsize=mpl.rcParams["font.size"] - 1)
@@ -1208,23 +1208,33 @@ def figura_kv_cache(contextos: Sequence[int], memorias: dict[str, Sequence[float
     return fig
 
 
+def _largura_texto_pt(texto: str, tamanho_pt: float) -> float:
+    """Uma estimativa (por cima) da largura de ``texto`` em pontos: ~0.65 em por caractere (DejaVu Sans)."""
+    return 0.65 * tamanho_pt * len(texto)
+
+
 class FiguraCabecas:
     """O painel das várias cabeças: quem compartilha keys/values com quem, e quanto o KV cache ocupa.
 
-    1. ``ax_grupos``: as cabeças de query numa fileira (em cima) e as cabeças de key/value em outra
-       (embaixo); cada query liga-se à cabeça de key/value que ela usa, e cada grupo tem uma cor;
+    1. ``ax_grupos``: as cabeças de query numa fileira de barras altas (em cima) e as cabeças de
+       key/value numa fileira de losangos (embaixo); cada query liga-se à cabeça de key/value que ela
+       usa, e cada grupo tem uma cor. Com até 8 grupos, cada grupo leva em cima os índices das suas
+       queries (``0–3``, ``4–7``…);
     2. ``ax_memoria``: três barras horizontais — MHA (uma key/value por query), a escolha atual e
        MQA (uma key/value só) —, com o tamanho escrito ao lado.
 
     Os artistas são criados uma vez; ``atualizar`` só muda os dados (posições, cores, tamanhos, textos).
     """
 
+    #: no máximo quantos grupos levam rótulo com os índices das queries
+    MAX_ROTULOS_GRUPOS = 8
+
     def __init__(self, ax_grupos: Axes, ax_memoria: Axes):
-        from matplotlib.collections import LineCollection
+        from matplotlib.collections import LineCollection, PolyCollection
 
         self.ax_grupos = ax_grupos
         ax_grupos.set_xlim(0, 1)
-        ax_grupos.set_ylim(-0.45, 1.45)
+        ax_grupos.set_ylim(-0.45, 1.52)
         ax_grupos.set_xticks([])
         ax_grupos.set_yticks([0, 1], ["keys/\nvalues", "queries"])
         ax_grupos.tick_params(length=0)
@@ -1233,9 +1243,15 @@ class FiguraCabecas:
             ax_grupos.spines[lado].set_visible(False)
         self.linhas = LineCollection([], linewidths=1.2, alpha=0.7)
         ax_grupos.add_collection(self.linhas)
-        self.pontos_q = ax_grupos.scatter([], [], marker="s", zorder=3, edgecolors="none")
+        # as queries são barras altas (e não marcadores quadrados): com 32 ou 64 cabeças a largura de cada
+        # uma é pequena, e a altura é o que as deixa visíveis num projetor
+        self.barras_q = PolyCollection([], zorder=3, edgecolors="none")
+        ax_grupos.add_collection(self.barras_q)
+        self.rotulos_grupos = [ax_grupos.text(0.0, 1.17, "", ha="center", va="bottom",
+                                              fontsize=mpl.rcParams["font.size"] - 1)
+                               for _ in range(self.MAX_ROTULOS_GRUPOS)]
         self.pontos_kv = ax_grupos.scatter([], [], marker="D", zorder=3, edgecolors="black", linewidths=0.8)
-        self.texto_q = ax_grupos.text(0.0, 1.3, "", ha="left", va="center")
+        self.texto_q = ax_grupos.text(0.0, 1.42, "", ha="left", va="center")
         self.texto_kv = ax_grupos.text(0.0, -0.3, "", ha="left", va="center")
         self.titulo_grupos = ax_grupos.set_title("", y=1.0)
 
@@ -1248,11 +1264,12 @@ class FiguraCabecas:
         ax_memoria.set_ylim(-0.6, 2.6)
         ax_memoria.grid(False)
         ax_memoria.spines["bottom"].set_visible(False)
-        self.titulo_memoria = ax_memoria.set_title("", y=1.0)
+        self.titulo_memoria = ax_memoria.set_title("", y=1.0, loc="right")  # à direita: não sai da figura
 
     def atualizar(self, mapa: Sequence[int], n_kv: int, bytes_mha: float, bytes_escolha: float, bytes_mqa: float,
-                  titulo_grupos: str = "", titulo_memoria: str = "") -> None:
-        """``mapa[h]`` = a cabeça de key/value da query ``h``; os três tamanhos em bytes."""
+                  titulo_grupos: str = "", titulo_memoria: str = "", d_head: int | None = None) -> None:
+        """``mapa[h]`` = a cabeça de key/value da query ``h``; os três tamanhos em bytes; ``d_head``, se
+        dado, vai escrito junto do número de cabeças de query."""
         mapa = np.asarray(mapa, dtype=int)
         n_q = len(mapa)
         xq = (np.arange(n_q) + 0.5) / n_q
@@ -1260,27 +1277,45 @@ class FiguraCabecas:
         cores_q = [CORES_GRUPOS[g % len(CORES_GRUPOS)] for g in mapa]
         cores_kv = [CORES_GRUPOS[g % len(CORES_GRUPOS)] for g in range(n_kv)]
         largura_pt = self.ax_grupos.get_position().width * self.ax_grupos.figure.get_figwidth() * 72
-        tamanho = min(0.7 * largura_pt / n_q, 20.0) ** 2  # lado do quadrado: 70% do espaço de uma cabeça
-        self.pontos_q.set_offsets(np.column_stack([xq, np.ones(n_q)]))
-        self.pontos_q.set_facecolors(cores_q)
-        self.pontos_q.set_sizes([tamanho])
+        # cada barra ocupa 80% do espaço de uma cabeça, sem passar de 20 pt de largura
+        meia = min(0.8 / n_q, 20.0 / largura_pt) / 2
+        self.barras_q.set_verts([[(x - meia, 0.87), (x + meia, 0.87), (x + meia, 1.13), (x - meia, 1.13)]
+                                 for x in xq])
+        self.barras_q.set_facecolors(cores_q)
+        grupo = n_q // n_kv
+        textos = [f"{g * grupo}–{(g + 1) * grupo - 1}" if grupo > 1 else str(g) for g in range(n_kv)]
+        # com fontes grandes (modo de apresentação) os rótulos podem não caber: mostra um a cada `passo`
+        maior_pt = max(_largura_texto_pt(t, self.rotulos_grupos[0].get_fontsize()) for t in textos)
+        passo = max(1, math.ceil(maior_pt / (0.9 * largura_pt * grupo / n_q)))
+        for g, rotulo in enumerate(self.rotulos_grupos):
+            if g < n_kv <= self.MAX_ROTULOS_GRUPOS and g % passo == 0:
+                rotulo.set_position((xkv[g], 1.17))
+                rotulo.set_text(textos[g])
+            else:
+                rotulo.set_text("")
         self.pontos_kv.set_offsets(np.column_stack([xkv, np.zeros(n_kv)]))
         self.pontos_kv.set_facecolors(cores_kv)
         self.pontos_kv.set_sizes([min(0.6 * largura_pt / n_kv, 18.0) ** 2])
         self.linhas.set_segments([[(xq[h], 1.0), (xkv[mapa[h]], 0.0)] for h in range(n_q)])
         self.linhas.set_colors(cores_q)
-        self.texto_q.set_text(f"{n_q} cabeça{'s' if n_q > 1 else ''} de query")
+        self.texto_q.set_text(f"{n_q} cabeça{'s' if n_q > 1 else ''} de query"
+                              + (f", d_head = {d_head}" if d_head is not None else ""))
         self.texto_kv.set_text(f"{n_kv} cabeça{'s' if n_kv > 1 else ''} de key/value")
         self.titulo_grupos.set_text(titulo_grupos)
 
         valores = (bytes_mha, bytes_escolha, bytes_mqa)
         maximo = max(valores)
+        largura_mem_pt = self.ax_memoria.get_position().width * self.ax_memoria.figure.get_figwidth() * 72
+        limite = 1.15 * maximo
         for barra, rotulo, b in zip(self.barras, self.rotulos_barras, valores, strict=True):
             barra.set_width(b)
-            rotulo.set_position((b + 0.02 * maximo, rotulo.get_position()[1]))
+            rotulo.set_position((b + 0.015 * maximo, rotulo.get_position()[1]))
             fator = bytes_mha / b
             rotulo.set_text(formatar_bytes(b) + (f"  (÷{fator:.3g} da MHA)" if fator > 1 else ""))
-        self.ax_memoria.set_xlim(0, maximo * 1.7)
+            # o eixo vai até onde o texto ao lado da barra cabe inteiro
+            fracao_texto = _largura_texto_pt(rotulo.get_text(), rotulo.get_fontsize()) / largura_mem_pt
+            limite = max(limite, (b + 0.015 * maximo) / max(0.98 - fracao_texto, 0.15))
+        self.ax_memoria.set_xlim(0, limite)
         self.titulo_memoria.set_text(titulo_memoria)
 
 
@@ -1288,13 +1323,18 @@ class FiguraCabecas:
 # As contas (escores, FLOPs, memória, o padrão de pares calculados) vêm de helpers.efficient e do
 # painel_custo; aqui só se desenha.
 
-#: cor e estilo de linha de cada método nas curvas de custo
+#: cor e estilo de linha de cada método nas curvas de custo. Nas operações, a curva "por blocos" cai
+#: exatamente em cima da "exata" (as contas são as mesmas): por isso a exata é mais grossa e fica
+#: embaixo, e a por blocos, de outra cor e tracejada, por cima dela — as duas continuam visíveis.
 ESTILO_METODOS = {
     "exata": (CORES["k"], "-"),
     "local": (CORES["q"], "-"),
     "linear": (CORES["v"], "-"),
-    "blocos": (CORES["destaque"], "--"),
+    "blocos": (CORES["saida"], "--"),
 }
+#: espessura de cada curva e marcador/tamanho do ponto no n atual, relativos ao estilo em vigor
+_TRACO_METODOS = {"exata": (2.0, "o", 1.3), "local": (1.0, "o", 1.0), "linear": (1.0, "o", 1.0),
+                  "blocos": (1.0, "D", 0.8)}
 NOMES_METODOS = {"exata": "exata", "local": "local (janela)", "linear": "linear", "blocos": "por blocos"}
 
 
@@ -1351,14 +1391,19 @@ class FiguraCusto:
             ax.set_xticks([16, 256, 4096, 65536], ["16", "256", "4096", "65536"])
             ax.minorticks_off()
             for metodo, (cor, estilo) in ESTILO_METODOS.items():
-                linha, = ax.plot(self.ns, np.ones_like(self.ns), color=cor, ls=estilo, label=NOMES_METODOS[metodo])
-                ponto, = ax.plot([1.0], [1.0], "o", color=cor, ms=7, zorder=5)
+                espessura, marcador, tamanho = _TRACO_METODOS[metodo]
+                linha, = ax.plot(self.ns, np.ones_like(self.ns), color=cor, ls=estilo, label=NOMES_METODOS[metodo],
+                                 lw=espessura * mpl.rcParams["lines.linewidth"])
+                ponto, = ax.plot([1.0], [1.0], marker=marcador, ls="none", color=cor, zorder=5,
+                                 ms=tamanho * 1.2 * mpl.rcParams["lines.markersize"],
+                                 mec="white" if metodo == "blocos" else cor, mew=1.0)
                 self.linhas[chave][metodo] = linha
                 self.pontos[chave][metodo] = ponto
             self.verticais.append(ax.axvline(1.0, color=CORES["neutro"], lw=1, ls=":"))
         ax_flops.set_title("operações (FLOPs)")
         ax_memoria.set_title("memória (float32)")
-        ax_memoria.set_yticks([1e3, 1e6, 1e9, 1e11], ["1 kB", "1 MB", "1 GB", "100 GB"])
+        # unidades binárias, como no resto do notebook (1 KiB = 2¹⁰ bytes, 1 MiB = 2²⁰, 1 GiB = 2³⁰)
+        ax_memoria.set_yticks([2.0**10, 2.0**20, 2.0**30], ["1 KiB", "1 MiB", "1 GiB"])
         ax_flops.set_yticks([1e3, 1e6, 1e9, 1e12], ["10³", "10⁶", "10⁹", "10¹²"])
         ax_memoria.legend(loc="upper left", frameon=False, fontsize=mpl.rcParams["font.size"] - 1)
 
@@ -1491,20 +1536,23 @@ def figura_mecanismo(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLik
               "2 · camadas · n_kv_heads · tokens · d_head números")
     ax.text(0.2, 0.35, custos, ha="left", va="center", fontsize=11, color=CORES["neutro"], linespacing=1.5)
 
-    # o mapa de pesos de verdade, ao lado da caixa de pesos
-    mapa = fig.add_axes((0.825, 0.56, 0.165, 0.3))
+    # o mapa de pesos de verdade, ao lado da caixa de pesos; linhas e colunas numeradas pelo token, a
+    # partir de 0 (como no código): a linha 0 é a query do token 0
+    mapa = fig.add_axes((0.77, 0.465, 0.19, 0.4))
     w = pesos[cabeca]
     mapa.imshow(w, cmap=MAPA, vmin=0, vmax=1)
     for i in range(n):
         for j in range(n):
-            mapa.text(j, i, f"{w[i, j]:.3f}", ha="center", va="center", fontsize=11,
+            mapa.text(j, i, f"{w[i, j]:.3f}", ha="center", va="center", fontsize=13,
                       color="white" if w[i, j] < 0.5 else "black")
-    sub = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-    mapa.set_xticks(range(n), [f"k{j + 1}".translate(sub) for j in range(n)])
-    mapa.set_yticks(range(n), [f"q{i + 1}".translate(sub) for i in range(n)])
-    mapa.tick_params(length=0, labelsize=11)
+    mapa.set_xticks(range(n), [str(j) for j in range(n)])
+    mapa.set_yticks(range(n), [str(i) for i in range(n)])
+    mapa.tick_params(length=0, labelsize=12, pad=3)
+    mapa.set_xlabel("key do token", fontsize=12, labelpad=2)
+    mapa.yaxis.set_label_position("right")
+    mapa.set_ylabel("query do token", fontsize=12, labelpad=16, rotation=270)
     mapa.grid(False)
-    mapa.set_title(f"pesos da cabeça {cabeca}", fontsize=11)
+    mapa.set_title(f"pesos da cabeça {cabeca}", fontsize=12)
     return fig
 
 

@@ -845,7 +845,10 @@ def painel_cabecas(n_heads: int = 32, n_kv_heads: int = 8, n_tokens: int = 4096,
         raise ValueError(f"bytes_por_valor precisa ser 4, 2 ou 1; recebi {bytes_por_valor!r}.")
 
     fig, axes = plots.nova_figura(9.0, 3.4, ncols=2)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.06, top=0.86, wspace=0.28)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.06, top=0.86)
+    # o diagrama das cabeças fica mais largo que as barras: são até 64 queries lado a lado
+    axes[0, 0].set_position((0.09, 0.06, 0.48, 0.80))
+    axes[0, 1].set_position((0.685, 0.06, 0.295, 0.80))
     figura = plots.FiguraCabecas(axes[0, 0], axes[0, 1])
     estilo = {"continuous_update": True, "style": {"description_width": "initial"}, "layout": W.Layout(width="360px")}
     controles: dict[str, W.ValueWidget] = {
@@ -873,11 +876,11 @@ def painel_cabecas(n_heads: int = 32, n_kv_heads: int = 8, n_tokens: int = 4096,
         por_token = b_escolha // n_t
         razao = b_mha / b_escolha
         if tipo == "MHA":
-            titulo = f"MHA: cada query tem a sua key/value (d_head = {d_head})"
+            titulo = "MHA: cada query tem a sua key/value"
         else:
-            titulo = f"{tipo}: {grupo} queries por key/value (d_head = {d_head})"
+            titulo = f"{tipo}: {grupo} queries por key/value"
         figura.atualizar(mapa, n_kv, b_mha, b_escolha, b_mqa, titulo_grupos=titulo,
-                         titulo_memoria=f"KV cache: {n_t} tokens, {n_camadas} camadas")
+                         titulo_memoria=f"KV cache: {n_t} tokens", d_head=d_head)
         if n_kv == 1:
             faixas = f"as {n_h} queries → key/value 0" if n_h > 1 else "query 0 → key/value 0"
         else:

@@ -1,4 +1,5 @@
-"""Notebook 06: o painel das projeções, o exemplo "banco", o corretor de ``projetar`` e as soluções.
+"""Notebook 06: o painel das projeções, o exemplo "banco", os corretores de ``projetar`` e de
+``autoatencao`` e as soluções.
 
 Os números do painel são comparados com uma conta independente, feita aqui com numpy puro e uma
 softmax escrita à parte (sem ``helpers.attention``).
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import checks, plots, widgets
+from helpers import attention, checks, plots, widgets
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "06_projecoes_qkv.ipynb"
 FRASES = (widgets.FRASE_DINHEIRO, widgets.FRASE_PRACA)
@@ -70,7 +71,9 @@ def test_com_identidade_banco_olha_para_si_e_os_escores_sao_simetricos():
     assert int(np.argmax(pesos[4])) == 4 and pesos[4, 4] == pytest.approx(0.317, abs=1e-3)
     saida = pesos[4] @ X
     assert _cos(saida, np.array([1.0, 0, 0, 0])) == pytest.approx(0.744, abs=1e-3)
-    # a exceção: "salário" é mais comprido e quase paralelo a "depositei", e ganha a diagonal
+    # a exceção: a sombra de "salário" sobre "depositei" é mais comprida que "depositei" (x·y > x·x)
+    x, y = X[0], X[2]
+    assert x @ y > x @ x
     assert pesos[0, 2] > pesos[0, 0]
 
 
@@ -165,7 +168,7 @@ def test_o_notebook_usa_os_mesmos_dados_do_painel():
     """Os embeddings e as matrizes escritos na seção 3 do notebook são os do painel (seção 6)."""
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     fontes = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
-    ns: dict = {"np": np, "attention": __import__("helpers.attention", fromlist=["x"])}
+    ns: dict = {"np": np, "attention": attention}
     for fonte in fontes:
         if fonte.startswith("embeddings = {") or fonte.startswith("W_q_banco = "):
             exec(fonte, ns)
@@ -245,7 +248,109 @@ def test_no_caso_quadrado_as_variantes_sao_todas_distintas():
             assert not np.allclose(valores[i], valores[j]), (i, j)
 
 
-# --- o exercício 1 e as soluções publicadas ------------------------------------------------------
+# --- o corretor de autoatencao (exercício 2) -------------------------------------------------------
+
+
+def _sm(z, axis=-1):
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _autoatencao_certa(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    pesos = _sm(Q @ K.T / np.sqrt(K.shape[-1]))
+    return pesos @ V, pesos
+
+
+def _com(pesos_de, mistura=lambda Q, K, V, X: V):
+    """Uma autoatenção errada: ``pesos_de(Q, K, V, X)`` dá os pesos, ``mistura`` o que eles ponderam."""
+    def fn(X, W_q, W_k, W_v):
+        Q, K, V = X @ W_q, X @ W_k, X @ W_v
+        pesos = pesos_de(Q, K, V, X)
+        return pesos @ mistura(Q, K, V, X), pesos
+    return fn
+
+
+def _w_vezes_x(X, W_q, W_k, W_v):
+    Q, K, V = W_q @ X, W_k @ X, W_v @ X
+    pesos = _sm(Q @ K.T / np.sqrt(K.shape[-1]))
+    return pesos @ V, pesos
+
+
+def _ingenua(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    e = np.exp(Q @ K.T / np.sqrt(K.shape[-1]))
+    pesos = e / e.sum(axis=-1, keepdims=True)
+    return pesos @ V, pesos
+
+
+ERRADAS_AUTOATENCAO = {
+    "√d_model": (_com(lambda Q, K, V, X: _sm(Q @ K.T / np.sqrt(X.shape[1]))), ["√d_model = √4", "K.shape[-1]"]),
+    "sem escala": (_com(lambda Q, K, V, X: _sm(Q @ K.T)), ["esqueceu de escalar"]),
+    "por d_k": (_com(lambda Q, K, V, X: _sm(Q @ K.T / K.shape[1])), ["dividiu por d_k = 3"]),
+    "vezes √d_k": (_com(lambda Q, K, V, X: _sm(Q @ K.T * np.sqrt(K.shape[1]))), ["multiplicou por √d_k"]),
+    "eixo errado": (_com(lambda Q, K, V, X: _sm(Q @ K.T / np.sqrt(3), axis=0)), ["eixo errado", "axis=-1"]),
+    "sem softmax": (_com(lambda Q, K, V, X: Q @ K.T / np.sqrt(3)), ["Faltou a softmax"]),
+    "soma das keys": (_com(lambda Q, K, V, X: _sm(Q @ K.T / np.sqrt(3)), lambda Q, K, V, X: K),
+                      ["somou as **keys**"]),
+    "X no lugar de V": (_com(lambda Q, K, V, X: _sm(Q @ K.T / np.sqrt(3)), lambda Q, K, V, X: X),
+                        ["misturou os embeddings X"]),
+    "sem projeções": (_com(lambda Q, K, V, X: _sm(X @ X.T / 2), lambda Q, K, V, X: X), ["sem as projeções"]),
+    "K e V trocados": (_com(lambda Q, K, V, X: _sm(Q @ V.T / np.sqrt(3)), lambda Q, K, V, X: K),
+                       ["K e V estão trocados"]),
+    "Q e K trocados": (_com(lambda Q, K, V, X: _sm(K @ Q.T / np.sqrt(3))), ["Q e K estão trocados"]),
+    "K com W_q": (_com(lambda Q, K, V, X: _sm(Q @ Q.T / np.sqrt(3))), ["K foi calculado com W_q"]),
+    "W @ X": (_w_vezes_x, ["Erro de forma", "X @ W (não W @ X)"]),
+    "sem K.T": (_com(lambda Q, K, V, X: _sm(Q @ K / np.sqrt(3))), ["Erro de forma", "o .T de K"]),
+    "instável": (_ingenua, ["escores enormes", "NaN ou inf", "Subtraia o máximo"]),
+    "só a saída": (lambda *a: _autoatencao_certa(*a)[0], ["devolver o **par**"]),
+    "ordem trocada": (lambda *a: _autoatencao_certa(*a)[::-1], ["ordem trocada"]),
+    "pesos transpostos": (lambda *a: (_autoatencao_certa(*a)[0], _autoatencao_certa(*a)[1].T),
+                          ["pesos vieram transpostos"]),
+    "trio": (lambda X, a, b, c: (X @ a, X @ b, X @ c), ["o par (saídas, pesos)", "tamanho 3"]),
+}
+
+
+def test_corretor_autoatencao_aceita_a_resposta_certa(capsys):
+    assert checks.check_autoatencao(_autoatencao_certa) is True
+    assert "✅ Correto!" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("nome", list(ERRADAS_AUTOATENCAO))
+def test_corretor_autoatencao_reconhece_cada_erro(nome, capsys):
+    fn, trechos = ERRADAS_AUTOATENCAO[nome]
+    assert checks.check_autoatencao(fn) is False
+    saida = capsys.readouterr().out
+    assert saida.startswith("❌"), saida
+    for trecho in trechos:
+        assert trecho in saida, (trecho, saida)
+
+
+def test_corretor_autoatencao_erro_generico_mostra_o_esperado(capsys):
+    assert checks.check_autoatencao(lambda *a: (_autoatencao_certa(*a)[0] + 0.5, _autoatencao_certa(*a)[1])) is False
+    assert "as saídas deveriam ser" in capsys.readouterr().out
+
+
+def test_corretor_autoatencao_esqueleto_recebe_aviso(capsys):
+    def autoatencao(X, W_q, W_k, W_v):
+        raise NotImplementedError("complete aqui")
+
+    assert checks.check_autoatencao(autoatencao) is False
+    assert "ainda não foi implementada" in capsys.readouterr().out
+
+
+def test_no_primeiro_caso_as_variantes_da_autoatencao_sao_todas_distintas():
+    """d_model = 4 ≠ d_k = 3, e nenhuma variante errada coincide com a certa nem com outra."""
+    _, X, Ws = checks._casos_autoatencao()[0]
+    assert X.shape == (5, 4) and all(W.shape == (4, 3) for W in Ws)
+    valores = [_autoatencao_certa(X, *Ws)[0]] + [v for v, _ in checks._variantes_autoatencao(X, Ws)]
+    assert len(valores) == 13
+    for i in range(len(valores)):
+        for j in range(i + 1, len(valores)):
+            assert valores[i].shape != valores[j].shape or not np.allclose(valores[i], valores[j], atol=1e-4), (i, j)
+
+
+# --- as soluções publicadas -----------------------------------------------------------------------
 
 
 def _solucoes():
@@ -264,17 +369,19 @@ def test_solucoes_do_notebook_passam_nos_corretores(capsys):
     ns: dict = {"np": np}
     for bloco in blocos:
         exec(bloco, ns)
-    assert checks.check_attention(ns["atencao_matricial"], varias_queries=True) is True
     assert checks.check_projecoes(ns["projetar"]) is True
+    assert checks.check_autoatencao(ns["autoatencao"]) is True
     assert capsys.readouterr().out.count("✅") == 2
 
 
-def test_atencao_matricial_com_softmax_nas_colunas_e_recusada(capsys):
-    def atencao_matricial(Q, K, V):
-        z = Q @ K.T / np.sqrt(K.shape[-1])
-        e = np.exp(z - z.max(axis=0, keepdims=True))
-        pesos = e / e.sum(axis=0, keepdims=True)
-        return pesos @ V, pesos
-
-    assert checks.check_attention(atencao_matricial, varias_queries=True) is False
-    assert "eixo errado" in capsys.readouterr().out
+def test_solucao_da_autoatencao_repete_a_atencao_na_frase_da_secao_3():
+    """A frase da solução ("dá os mesmos números que atencao_na_frase") vale para o exemplo "banco"."""
+    ns: dict = {"np": np}
+    exec(_solucoes()[1], ns)
+    for frase in FRASES:
+        X = np.array([widgets.EMBEDDINGS_BANCO[t] for t in frase])
+        saidas, pesos = ns["autoatencao"](X, *widgets.matrizes_banco())
+        Q, K, V = (X @ W for W in widgets.matrizes_banco())
+        ref_saidas, ref_pesos = attention.scaled_dot_product_attention(Q, K, V)
+        np.testing.assert_allclose(saidas, ref_saidas)
+        np.testing.assert_allclose(pesos, ref_pesos)

@@ -45,7 +45,7 @@ TRILHA: list[Etapa] = [
     Etapa("04_softmax.ipynb", "Softmax", "de escores a pesos que somam 1; temperatura; a versão estável; o jacobiano"),
     Etapa("05_soma_ponderada.ipynb", "A soma ponderada dos values", "a saída como média ponderada dos values; os exemplos resolvidos à mão e em código"),
     Etapa("06_projecoes_qkv.ipynb", "Projeções Q, K, V", "W_q, W_k, W_v; a forma matricial softmax(QKᵀ/√d)V; significado contextual"),
-    Etapa("07_mascaras_e_atencao_cruzada.ipynb", "Máscaras e atenção cruzada", "máscaras causal e de padding; auto-atenção versus atenção cruzada"),
+    Etapa("07_mascaras_e_atencao_cruzada.ipynb", "Máscaras e atenção cruzada", "máscaras causal e de padding; autoatenção versus atenção cruzada"),
     Etapa("08_multi_head.ipynb", "Várias cabeças", "cabeças como subespaços; concatenação e W_o; GQA/MQA e a memória do KV cache"),
     Etapa("09_custo_quadratico.ipynb", "O custo quadrático", "o custo n² medido; atenção local, linear e por blocos (softmax online)"),
     Etapa("10_revisao.ipynb", "Revisão", "equívocos comuns, quiz de autoavaliação, resumo de uma página, próximos passos"),
