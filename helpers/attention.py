@@ -211,40 +211,11 @@ def padding_mask(lengths: ArrayLike, n: int) -> NDArray[np.bool_]:
 # ---------------------------------------------------------------------------------------------
 
 
-def scaled_dot_product_attention(
-    q: ArrayLike,
-    k: ArrayLike,
-    v: ArrayLike,
-    mask: ArrayLike | None = None,
-    *,
-    causal: bool = False,
-    scale: float | None = None,
-) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
-    """``softmax(q kᵀ · scale) v``: a atenção por produto escalar escalado.
+def _qkv(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, tuple]:
+    """Valida e converte ``q, k, v`` como :func:`scaled_dot_product_attention` (e as funções de :mod:`helpers.efficient`).
 
-    Formas
-    ------
-    q : ``(..., n_q, d_k)``, ou ``(d_k,)`` para uma única query.
-    k : ``(..., n_k, d_k)``.
-    v : ``(..., n_k, d_v)``.
-    mask : booleana, *broadcastable* para ``(..., n_q, n_k)``; ``True`` = pode olhar.
-    causal : se ``True``, a query ``i`` só vê as keys ``j <= i`` (combina com ``mask``).
-    scale : padrão ``1/√d_k``.
-
-    Retorna
-    -------
-    ``(output, weights)`` com ``output`` ``(..., n_q, d_v)`` e ``weights`` ``(..., n_q, n_k)``.
-    Para ``q`` 1-D: ``output`` ``(..., d_v)`` e ``weights`` ``(..., n_k)``.
-    Uma query cujas keys estão todas mascaradas recebe pesos 0 e saída 0 (nunca NaN).
-
-    Exemplo (os Exemplos 1 e 2 da trilha)::
-
-        >>> out, w = scaled_dot_product_attention([1, 0], [[1, 0], [0, 1], [.5, .5]],
-        ...                                       [[10, 0], [0, 10], [5, 5]])
-        >>> w.round(4), out.round(2)
-        (array([0.4555, 0.2246, 0.3199]), array([6.15, 3.85]))
-
-    (O Exemplo 1 arredonda as contas intermediárias e chega a pesos (0.455, 0.225, 0.320).)
+    Devolve ``(q2, k, v, single, lead)``: ``q2`` sempre com o eixo das queries (``q`` 1-D vira
+    ``(1, d_k)``), ``single`` diz se ``q`` era 1-D e ``lead`` é a forma das dimensões iniciais.
     """
     qa = _as_float(q, "q")
     ka = _as_float(k, "k")
@@ -281,6 +252,46 @@ def scaled_dot_product_attention(
             f"as dimensões iniciais (lote, cabeças) de q {np.shape(q)}, k {ka.shape} e v {va.shape} "
             "não são compatíveis por broadcasting."
         ) from exc
+    return qa, ka, va, single, lead
+
+
+def scaled_dot_product_attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    causal: bool = False,
+    scale: float | None = None,
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
+    """``softmax(q kᵀ · scale) v``: a atenção por produto escalar escalado.
+
+    Formas
+    ------
+    q : ``(..., n_q, d_k)``, ou ``(d_k,)`` para uma única query.
+    k : ``(..., n_k, d_k)``.
+    v : ``(..., n_k, d_v)``.
+    mask : booleana, *broadcastable* para ``(..., n_q, n_k)``; ``True`` = pode olhar.
+    causal : se ``True``, a query ``i`` só vê as keys ``j <= i`` (combina com ``mask``).
+    scale : padrão ``1/√d_k``.
+
+    Retorna
+    -------
+    ``(output, weights)`` com ``output`` ``(..., n_q, d_v)`` e ``weights`` ``(..., n_q, n_k)``.
+    Para ``q`` 1-D: ``output`` ``(..., d_v)`` e ``weights`` ``(..., n_k)``.
+    Uma query cujas keys estão todas mascaradas recebe pesos 0 e saída 0 (nunca NaN).
+
+    Exemplo (os Exemplos 1 e 2 da trilha)::
+
+        >>> out, w = scaled_dot_product_attention([1, 0], [[1, 0], [0, 1], [.5, .5]],
+        ...                                       [[10, 0], [0, 10], [5, 5]])
+        >>> w.round(4), out.round(2)
+        (array([0.4555, 0.2246, 0.3199]), array([6.15, 3.85]))
+
+    (O Exemplo 1 arredonda as contas intermediárias e chega a pesos (0.455, 0.225, 0.320).)
+    """
+    qa, ka, va, single, lead = _qkv(q, k, v)
+    d_k = qa.shape[-1]
     s = 1.0 / math.sqrt(d_k) if scale is None else _positive(scale, "scale")
 
     dtype = np.result_type(qa, ka, va)

@@ -41,7 +41,7 @@ try:  # limita as threads do BLAS enquanto os blocos rodam em paralelo (requirem
 except ImportError:  # pragma: no cover
     threadpool_limits = None
 
-from .attention import _PARALELO_A_PARTIR_DE, _as_float, _nucleos, _positive, _positive_int
+from .attention import _PARALELO_A_PARTIR_DE, _as_float, _nucleos, _positive, _positive_int, _qkv
 
 __all__ = [
     "band_mask",
@@ -66,50 +66,6 @@ BLOCO_PADRAO = 256
 # ---------------------------------------------------------------------------------------------
 # Validação comum
 # ---------------------------------------------------------------------------------------------
-
-
-def _qkv(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, tuple]:
-    """Valida e converte ``q, k, v`` como :func:`helpers.attention.scaled_dot_product_attention`.
-
-    Devolve ``(q2, k, v, single, lead)``: ``q2`` sempre com o eixo das queries (``q`` 1-D vira
-    ``(1, d_k)``), ``single`` diz se ``q`` era 1-D e ``lead`` é a forma das dimensões iniciais.
-    """
-    qa = _as_float(q, "q")
-    ka = _as_float(k, "k")
-    va = _as_float(v, "v")
-    if qa.ndim == 0:
-        raise ValueError("q precisa ter pelo menos um eixo: (d_k,) ou (..., n_q, d_k).")
-    if ka.ndim < 2 or va.ndim < 2:
-        raise ValueError(
-            f"k e v precisam ter forma (..., n_k, d); recebi k {ka.shape} e v {va.shape}. "
-            "Para uma única key, use forma (1, d)."
-        )
-    single = qa.ndim == 1
-    if single:
-        qa = qa[None, :]
-    d_k = qa.shape[-1]
-    if ka.shape[-1] != d_k:
-        raise ValueError(
-            f"q e k precisam ter o mesmo tamanho de vetor d_k: q tem forma {np.shape(q)} (d_k={d_k}) "
-            f"e k tem forma {ka.shape} (d_k={ka.shape[-1]})."
-        )
-    if ka.shape[-2] != va.shape[-2]:
-        raise ValueError(
-            f"k e v precisam ter o mesmo número de posições n_k: k tem forma {ka.shape} "
-            f"(n_k={ka.shape[-2]}) e v tem forma {va.shape} (n_k={va.shape[-2]})."
-        )
-    if ka.shape[-2] == 0:
-        raise ValueError(f"não há keys para olhar (k tem forma {ka.shape}, n_k=0).")
-    if d_k == 0:
-        raise ValueError(f"os vetores têm tamanho d_k=0 (q {qa.shape}, k {ka.shape}).")
-    try:
-        lead = np.broadcast_shapes(qa.shape[:-2], ka.shape[:-2], va.shape[:-2])
-    except ValueError as exc:
-        raise ValueError(
-            f"as dimensões iniciais (lote, cabeças) de q {np.shape(q)}, k {ka.shape} e v {va.shape} "
-            "não são compatíveis por broadcasting."
-        ) from exc
-    return qa, ka, va, single, lead
 
 
 def _janela(window: int) -> int:

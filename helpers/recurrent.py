@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .attention import scaled_dot_product_attention
+from .attention import _positive, scaled_dot_product_attention
 
 __all__ = [
     "rnn_step",
@@ -68,16 +68,6 @@ def _positive_int(value: int, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} precisa ser um inteiro >= {minimum} (recebi {value!r}).")
     return int(value)
-
-
-def _positive(value: float, name: str) -> float:
-    try:
-        val = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} precisa ser um número positivo (recebi {value!r}).") from exc
-    if not math.isfinite(val) or val <= 0:
-        raise ValueError(f"{name} precisa ser um número finito e positivo (recebi {value!r}).")
-    return val
 
 
 def _tokens(tokens: ArrayLike, vocab: int) -> NDArray[np.int64]:
