@@ -255,6 +255,29 @@ def _qkv(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[np.ndarray, np.ndarr
     return qa, ka, va, single, lead
 
 
+def _mascara(mask: ArrayLike | None, n_q: int, n_k: int, lead: tuple) -> tuple[np.ndarray | None, tuple]:
+    """A máscara como uma vista ``(..., n_q, n_k)`` (sem cópia) e as dimensões iniciais atualizadas."""
+    if mask is None:
+        return None, lead
+    m = np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise ValueError(
+            f"a máscara precisa ser booleana (True = pode olhar); recebi dtype {m.dtype}. "
+            "Dica: use mask.astype(bool) ou uma comparação como (lengths > j)."
+        )
+    alvo = (*lead, n_q, n_k)
+    try:
+        forma = np.broadcast_shapes(m.shape, alvo)
+    except ValueError as exc:
+        raise ValueError(
+            f"a máscara de forma {m.shape} não é compatível (broadcast) com os escores de forma "
+            f"{alvo} = (..., n_q, n_k)."
+        ) from exc
+    if forma[-2:] != (n_q, n_k):
+        raise ValueError(f"a máscara de forma {m.shape} não casa com (n_q, n_k) = ({n_q}, {n_k}).")
+    return np.broadcast_to(m, forma), forma[:-2]
+
+
 def scaled_dot_product_attention(
     q: ArrayLike,
     k: ArrayLike,
@@ -300,25 +323,7 @@ def scaled_dot_product_attention(
     scores = np.matmul(qa * np.asarray(s, dtype=qa.dtype), np.swapaxes(ka, -1, -2)).astype(dtype, copy=False)
     n_q, n_k = scores.shape[-2], scores.shape[-1]
 
-    allowed = None
-    if mask is not None:
-        m = np.asarray(mask)
-        if m.dtype != np.bool_:
-            raise ValueError(
-                f"a máscara precisa ser booleana (True = pode olhar); recebi dtype {m.dtype}. "
-                "Dica: use mask.astype(bool) ou uma comparação como (lengths > j)."
-            )
-        target = (*lead, n_q, n_k)
-        try:
-            full = np.broadcast_shapes(m.shape, target)
-        except ValueError as exc:
-            raise ValueError(
-                f"a máscara de forma {m.shape} não é compatível (broadcast) com os escores de forma "
-                f"{target} = (..., n_q, n_k)."
-            ) from exc
-        if full[-2:] != (n_q, n_k):
-            raise ValueError(f"a máscara de forma {m.shape} não casa com (n_q, n_k) = ({n_q}, {n_k}).")
-        allowed = m
+    allowed, _ = _mascara(mask, n_q, n_k, lead)
     if causal:
         cm = causal_mask(n_q, n_k)
         allowed = cm if allowed is None else (allowed & cm)

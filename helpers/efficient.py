@@ -41,7 +41,7 @@ try:  # limita as threads do BLAS enquanto os blocos rodam em paralelo (requirem
 except ImportError:  # pragma: no cover
     threadpool_limits = None
 
-from .attention import _PARALELO_A_PARTIR_DE, _as_float, _nucleos, _positive, _positive_int, _qkv
+from .attention import _PARALELO_A_PARTIR_DE, _as_float, _mascara, _nucleos, _positive, _positive_int, _qkv
 
 __all__ = [
     "band_mask",
@@ -81,29 +81,6 @@ def _blocos(block_size: int | tuple[int, int]) -> tuple[int, int]:
         return _positive_int(block_size[0], "block_size[0]"), _positive_int(block_size[1], "block_size[1]")
     b = _positive_int(block_size, "block_size")
     return b, b
-
-
-def _mascara(mask: ArrayLike | None, n_q: int, n_k: int, lead: tuple) -> tuple[np.ndarray | None, tuple]:
-    """A máscara como uma vista ``(..., n_q, n_k)`` (sem cópia) e as dimensões iniciais atualizadas."""
-    if mask is None:
-        return None, lead
-    m = np.asarray(mask)
-    if m.dtype != np.bool_:
-        raise ValueError(
-            f"a máscara precisa ser booleana (True = pode olhar); recebi dtype {m.dtype}. "
-            "Dica: use mask.astype(bool)."
-        )
-    alvo = (*lead, n_q, n_k)
-    try:
-        forma = np.broadcast_shapes(m.shape, alvo)
-    except ValueError as exc:
-        raise ValueError(
-            f"a máscara de forma {m.shape} não é compatível (broadcast) com os escores de forma "
-            f"{alvo} = (..., n_q, n_k)."
-        ) from exc
-    if forma[-2:] != (n_q, n_k):
-        raise ValueError(f"a máscara de forma {m.shape} não casa com (n_q, n_k) = ({n_q}, {n_k}).")
-    return np.broadcast_to(m, forma), forma[:-2]
 
 
 def _blas_em_uma_thread() -> contextlib.AbstractContextManager:

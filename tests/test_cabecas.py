@@ -4,8 +4,6 @@ Os números do painel são comparados com uma conta independente da memória do 
 sem ``helpers.attention`` (``2 · camadas · n_kv_heads · tokens · d_head · bytes``).
 """
 
-import json
-import re
 from pathlib import Path
 
 import ipywidgets as W
@@ -13,6 +11,7 @@ import numpy as np
 import pytest
 
 from helpers import attention, checks, plots, widgets
+from tests._notebooks import solucoes_do_notebook
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "08_multi_head.ipynb"
 D_MODEL, CAMADAS = 4096, 32
@@ -333,13 +332,7 @@ def test_memoria_kv_erro_desconhecido_e_resposta_nao_numerica(capsys):
 
 
 def _solucoes():
-    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
-    blocos = []
-    for c in nb["cells"]:
-        texto = "".join(c["source"])
-        if c["cell_type"] == "markdown" and "✅ Solução" in texto:
-            blocos += re.findall(r"```python\n(.*?)```", texto, flags=re.S)
-    return blocos
+    return solucoes_do_notebook(NOTEBOOK)
 
 
 def test_solucoes_do_notebook_passam_no_corretor(capsys):

@@ -14,6 +14,7 @@ import pytest
 
 from helpers import checks, widgets
 from helpers.efficient import attention_costs, band_count, band_mask, causal_tile_count, combine_states
+from tests._notebooks import solucoes_do_notebook
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "09_custo_quadratico.ipynb"
 
@@ -290,12 +291,7 @@ def _celulas():
 
 
 def _solucoes():
-    blocos = []
-    for c in _celulas():
-        t = "".join(c["source"])
-        if c["cell_type"] == "markdown" and "✅ Solução" in t:
-            blocos += re.findall(r"```python\n(.*?)```", t, flags=re.S)
-    return blocos
+    return solucoes_do_notebook(NOTEBOOK)
 
 
 def test_published_solutions_pass_the_checkers(capsys):

@@ -7,13 +7,13 @@ Os números do painel são comparados com uma conta independente, feita aqui com
 
 import json
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from helpers import attention, checks, plots, widgets
+from tests._notebooks import solucoes_do_notebook
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "07_mascaras_e_atencao_cruzada.ipynb"
 N = len(widgets.FRASE_MASCARAS)
@@ -261,13 +261,7 @@ def test_mascara_padding_esqueleto(capsys):
 
 
 def _solucoes():
-    celulas = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
-    blocos = []
-    for c in celulas:
-        t = "".join(c["source"])
-        if c["cell_type"] == "markdown" and "✅ Solução" in t:
-            blocos += re.findall(r"```python\n(.*?)```", t, flags=re.S)
-    return blocos
+    return solucoes_do_notebook(NOTEBOOK)
 
 
 def test_solucoes_do_notebook_passam_nos_corretores(capsys):

@@ -7,13 +7,13 @@ softmax escrita à parte (sem ``helpers.attention``).
 
 import json
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from helpers import attention, checks, plots, widgets
+from tests._notebooks import solucoes_do_notebook
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "06_projecoes_qkv.ipynb"
 FRASES = (widgets.FRASE_DINHEIRO, widgets.FRASE_PRACA)
@@ -354,13 +354,7 @@ def test_no_primeiro_caso_as_variantes_da_autoatencao_sao_todas_distintas():
 
 
 def _solucoes():
-    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
-    blocos = []
-    for c in nb["cells"]:
-        t = "".join(c["source"])
-        if c["cell_type"] == "markdown" and "✅ Solução" in t:
-            blocos += re.findall(r"```python\n(.*?)```", t, flags=re.S)
-    return blocos
+    return solucoes_do_notebook(NOTEBOOK)
 
 
 def test_solucoes_do_notebook_passam_nos_corretores(capsys):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from helpers import attention, checks, data, efficient, plots
+from tests._notebooks import solucoes_do_notebook
 
 RAIZ = Path(__file__).resolve().parent.parent
 NOTEBOOK = RAIZ / "notebooks" / "10_revisao.ipynb"
@@ -381,12 +382,7 @@ def test_o_notebook_mostra_as_perguntas_a_partir_dos_dados():
 
 
 def _solucoes():
-    blocos = []
-    for c in _celulas():
-        texto = _fonte(c)
-        if c["cell_type"] == "markdown" and "✅ Solução" in texto:
-            blocos += re.findall(r"```python\n(.*?)```", texto, flags=re.S)
-    return blocos
+    return solucoes_do_notebook(NOTEBOOK)
 
 
 def test_as_solucoes_do_notebook_passam(capsys):

@@ -4,15 +4,14 @@ Os números dos painéis são comparados com uma conta independente, feita aqui 
 (sem ``helpers.attention``), e com os números do exemplo resolvido do texto-base.
 """
 
-import json
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from helpers import checks, plots, widgets
+from tests._notebooks import solucoes_do_notebook
 
 Q = np.array([1.0, 0.0])
 K = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
@@ -167,13 +166,7 @@ def test_caminho_da_saida_fica_dentro_do_triangulo():
 
 
 def _solucoes():
-    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
-    textos = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
-    blocos = []
-    for t in textos:
-        if "✅ Solução" in t:
-            blocos += re.findall(r"```python\n(.*?)```", t, flags=re.S)
-    return blocos
+    return solucoes_do_notebook(NOTEBOOK)
 
 
 def test_solucoes_do_notebook_passam_no_corretor(capsys):
