@@ -1,82 +1,44 @@
-"""A matemática da atenção, só com numpy (nenhum gráfico aqui).
+"""A matemática da atenção, só com numpy, na ordem da trilha (nenhum gráfico aqui).
 
-Convenções de forma usadas em todo o módulo:
+softmax → atenção por produto escalar escalado (e o seu gradiente) → máscaras → várias cabeças → GQA
+e o KV cache. Convenções de forma de todo o módulo (as do PyTorch):
 
 - ``q``: ``(..., n_q, d_k)``, uma linha por *query* (consulta);
 - ``k``: ``(..., n_k, d_k)``, uma linha por *key* (chave);
 - ``v``: ``(..., n_k, d_v)``, uma linha por *value* (valor);
 - pesos de atenção: ``(..., n_q, n_k)``; a linha ``i`` diz quanto a query ``i`` olha para cada key;
-- máscaras booleanas: ``True`` onde a query **pode** olhar para a key (a convenção do
-  ``scaled_dot_product_attention`` do PyTorch).
+- máscaras booleanas: ``True`` onde a query **pode** olhar para a key.
 
-As dimensões iniciais (``...``: lote, cabeças) seguem as regras de *broadcasting* do numpy.
-Entradas inválidas levantam ``ValueError`` com uma mensagem em português que cita as formas ou os
-valores envolvidos; nenhuma função devolve NaN em silêncio.
+As dimensões iniciais (``...``: lote, cabeças) seguem o *broadcasting* do numpy. Entradas inválidas
+levantam ``ValueError`` em português citando formas ou valores (a validação mora em
+:mod:`helpers._validation`); nenhuma função devolve NaN em silêncio.
 """
 
 from __future__ import annotations
 
-import math
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from . import _validation as val
+from ._fast import softmax_last_axis_inplace
+
 __all__ = [
     "softmax",
+    "softmax_jacobian",
     "scaled_dot_product_attention",
+    "attention_backward",
     "causal_mask",
     "padding_mask",
     "split_heads",
     "merge_heads",
+    "kv_head_of_query",
     "multi_head_attention",
     "kv_cache_bytes",
 ]
 
 
 # ---------------------------------------------------------------------------------------------
-# Validação
-# ---------------------------------------------------------------------------------------------
-
-
-def _as_float(x: ArrayLike, name: str, *, allow_neg_inf: bool = False) -> NDArray[np.floating]:
-    """Converte ``x`` em array de ponto flutuante (float32 é preservado) e rejeita NaN/inf."""
-    try:
-        arr = np.asarray(x)
-    except (TypeError, ValueError) as exc:  # listas irregulares, objetos estranhos
-        raise ValueError(f"{name} precisa ser um array numérico; não consegui convertê-lo ({exc}).") from exc
-    if arr.dtype == object or arr.dtype.kind not in "biuf":
-        raise ValueError(f"{name} precisa ser um array numérico (recebi dtype {arr.dtype}).")
-    if arr.dtype.kind != "f":
-        arr = arr.astype(np.float64)
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} contém NaN (forma {arr.shape}); verifique de onde vieram esses valores.")
-    bad = np.isposinf(arr) if allow_neg_inf else np.isinf(arr)
-    if bad.any():
-        which = "+inf" if allow_neg_inf else "inf"
-        raise ValueError(f"{name} contém {which} (forma {arr.shape}); use valores finitos.")
-    return arr
-
-
-def _positive(value: float, name: str) -> float:
-    try:
-        val = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} precisa ser um número positivo (recebi {value!r}).") from exc
-    if not math.isfinite(val) or val <= 0:
-        raise ValueError(f"{name} precisa ser um número finito e positivo (recebi {value!r}).")
-    return val
-
-
-def _positive_int(value: int, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise ValueError(f"{name} precisa ser um inteiro positivo (recebi {value!r}).")
-    return int(value)
-
-
-# ---------------------------------------------------------------------------------------------
-# Softmax
+# 1. Softmax: escores → pesos positivos que somam 1
 # ---------------------------------------------------------------------------------------------
 
 
@@ -99,8 +61,8 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> NDArray[n
     A estabilidade vem de subtrair o máximo antes de exponenciar: ``exp(x - max)`` nunca passa
     de 1, então escores como 1e4 não estouram.
     """
-    arr = _as_float(x, "x", allow_neg_inf=True)
-    t = _positive(temperature, "temperature")
+    arr = val.as_float(x, "x", allow_neg_inf=True)
+    t = val.positive(temperature, "temperature")
     if arr.ndim == 0:
         raise ValueError("softmax precisa de pelo menos um eixo; recebi um escalar.")
     if not -arr.ndim <= axis < arr.ndim:
@@ -114,168 +76,48 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> NDArray[n
         z /= np.asarray(t, dtype=z.dtype)
     np.exp(z, out=z)
     total = np.sum(z, axis=axis, keepdims=True)
-    np.divide(z, total, out=z, where=total > 0)
-    # onde total == 0 (fatia toda -inf) z já é 0: exp(-inf) = 0
+    np.divide(z, total, out=z, where=total > 0)  # fatia toda -inf: z já é 0 (exp(-inf) = 0)
     return z
 
 
-#: a partir de quantos escores o softmax da atenção divide as linhas entre os núcleos
-_PARALELO_A_PARTIR_DE = 1 << 20
+def softmax_jacobian(p: ArrayLike) -> NDArray[np.floating]:
+    """O jacobiano da softmax a partir dos pesos ``p`` ``(..., n)``: ``J[i, j] = ∂pᵢ/∂zⱼ = pᵢ(δᵢⱼ − pⱼ)``.
 
-
-def _nucleos() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
-        return os.cpu_count() or 1
-
-
-def _softmax_rows_inplace(z: NDArray[np.floating]) -> bool:
-    """Softmax de cada linha de ``z`` (2-D), no próprio ``z``. Devolve ``False``, sem mexer em nada,
-    se alguma linha tem NaN ou +inf."""
-    m = np.max(z, axis=-1, keepdims=True)  # NaN numa linha faz o máximo dela ser NaN
-    if not np.isfinite(m).all():
-        if np.isnan(m).any() or np.isposinf(m).any():
-            return False
-        m[np.isneginf(m)] = 0.0  # linha toda -inf (tudo mascarado): evita -inf - (-inf) = NaN
-    np.subtract(z, m, out=z)
-    np.exp(z, out=z)
-    total = np.sum(z, axis=-1, keepdims=True)
-    if (total > 0).all():
-        np.divide(z, total, out=z)
-    else:  # linhas toda -inf já são 0: exp(-inf) = 0
-        np.divide(z, total, out=z, where=total > 0)
-    return True
-
-
-def _softmax_last_axis_inplace(z: NDArray[np.floating]) -> NDArray[np.floating]:
-    """O softmax de :func:`softmax` ao longo do último eixo, escrito no próprio ``z`` (sem cópias).
-
-    Para os escores que a atenção acabou de criar: pula a validação elemento a elemento (q, k e v já
-    foram validados) e só confere o máximo de cada linha, que denuncia NaN e +inf (um q·k que estourou)
-    sem percorrer a matriz outra vez; nesses casos levanta o mesmo erro que :func:`softmax`.
-
-    As linhas são independentes, e o numpy solta o GIL nas contas elemento a elemento: com muitos
-    escores, cada núcleo faz um bloco de linhas (o resultado é idêntico, bit a bit, ao de um núcleo só).
+    Em forma de matriz, ``diag(p) − p pᵀ``, forma ``(..., n, n)``. Vai a 0 quando um peso vai a 1
+    (a softmax *satura* e deixa de passar gradiente); nenhuma entrada passa de 0.25 em módulo.
     """
-    nucleos = min(_nucleos(), 8)
-    if z.flags.c_contiguous and z.size >= _PARALELO_A_PARTIR_DE and nucleos > 1 and z.ndim >= 2:
-        linhas = z.reshape(-1, z.shape[-1])  # uma vista: z é contíguo
-        blocos = [b for b in np.array_split(linhas, nucleos) if len(b)]
-        with ThreadPoolExecutor(len(blocos)) as executor:
-            ok = all(list(executor.map(_softmax_rows_inplace, blocos)))
-    else:
-        ok = _softmax_rows_inplace(z if z.ndim >= 2 else z[None, :])
-    if not ok:
-        _as_float(z, "x", allow_neg_inf=True)  # levanta o ValueError de softmax (NaN ou +inf)
-    return z
+    pa = val.as_float(p, "p")
+    if pa.ndim == 0:
+        raise ValueError("softmax_jacobian precisa dos pesos como vetor (..., n); recebi um escalar.")
+    return pa[..., :, None] * (np.eye(pa.shape[-1], dtype=pa.dtype) - pa[..., None, :])  # (..., n, n)
 
 
 # ---------------------------------------------------------------------------------------------
-# Máscaras
+# 2. Atenção por produto escalar escalado: softmax(q kᵀ / √d_k) v
 # ---------------------------------------------------------------------------------------------
 
 
-def causal_mask(n_q: int, n_k: int | None = None, *, offset: int = 0) -> NDArray[np.bool_]:
-    """Máscara causal ``(n_q, n_k)``: a query ``i`` pode ver as keys ``j <= i + offset``.
-
-    Com ``n_k = None`` usa ``n_k = n_q`` (autoatenção). ``offset = 0`` alinha o canto superior
-    esquerdo, como o ``is_causal`` do PyTorch. Numa geração com *KV cache*, em que as ``n_q`` queries
-    novas são as últimas de ``n_k`` posições, use ``offset = n_k - n_q``.
-    """
-    n_q = _positive_int(n_q, "n_q")
-    n_k = n_q if n_k is None else _positive_int(n_k, "n_k")
-    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
-        raise ValueError(f"offset precisa ser um inteiro (recebi {offset!r}).")
-    return np.tri(n_q, n_k, k=int(offset), dtype=bool)
+def _allowed(mask: ArrayLike | None, causal: bool, n_q: int, n_k: int, lead: tuple) -> tuple[np.ndarray | None, tuple]:
+    """A máscara final (a do usuário ``&`` a causal), ``(..., n_q, n_k)`` ou ``None``, e o ``lead`` novo."""
+    allowed, lead = val.mask(mask, n_q, n_k, lead)
+    if causal:
+        cm = causal_mask(n_q, n_k)
+        allowed = cm if allowed is None else (allowed & cm)
+    return allowed, lead
 
 
-def padding_mask(lengths: ArrayLike, n: int) -> NDArray[np.bool_]:
-    """Máscara de *padding* ``(b, 1, n)`` a partir dos comprimentos reais ``(b,)``.
-
-    A sequência ``b`` tem ``lengths[b]`` tokens de verdade seguidos de enchimento; nenhuma query
-    deve olhar para o enchimento, então ``mask[b, 0, j] = j < lengths[b]``. O eixo do meio (1)
-    faz a máscara valer para todas as queries por *broadcasting* contra ``(b, n_q, n)``.
-    """
-    n = _positive_int(n, "n")
-    lens = np.asarray(lengths)
-    if lens.ndim != 1 or lens.dtype.kind not in "iu":
-        raise ValueError(f"lengths precisa ser um vetor de inteiros (b,); recebi forma {lens.shape}, dtype {lens.dtype}.")
-    if lens.size and (lens.min() < 0 or lens.max() > n):
-        raise ValueError(f"cada comprimento precisa estar entre 0 e n={n}; recebi {lens.tolist()}.")
-    return (np.arange(n)[None, :] < lens[:, None])[:, None, :]
-
-
-# ---------------------------------------------------------------------------------------------
-# Atenção por produto escalar escalado
-# ---------------------------------------------------------------------------------------------
-
-
-def _qkv(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, tuple]:
-    """Valida e converte ``q, k, v`` como :func:`scaled_dot_product_attention` (e as funções de :mod:`helpers.efficient`).
-
-    Devolve ``(q2, k, v, single, lead)``: ``q2`` sempre com o eixo das queries (``q`` 1-D vira
-    ``(1, d_k)``), ``single`` diz se ``q`` era 1-D e ``lead`` é a forma das dimensões iniciais.
-    """
-    qa = _as_float(q, "q")
-    ka = _as_float(k, "k")
-    va = _as_float(v, "v")
-    if qa.ndim == 0:
-        raise ValueError("q precisa ter pelo menos um eixo: (d_k,) ou (..., n_q, d_k).")
-    if ka.ndim < 2 or va.ndim < 2:
-        raise ValueError(
-            f"k e v precisam ter forma (..., n_k, d); recebi k {ka.shape} e v {va.shape}. "
-            "Para uma única key, use forma (1, d)."
-        )
-    single = qa.ndim == 1
-    if single:
-        qa = qa[None, :]
-    d_k = qa.shape[-1]
-    if ka.shape[-1] != d_k:
-        raise ValueError(
-            f"q e k precisam ter o mesmo tamanho de vetor d_k: q tem forma {np.shape(q)} (d_k={d_k}) "
-            f"e k tem forma {ka.shape} (d_k={ka.shape[-1]})."
-        )
-    if ka.shape[-2] != va.shape[-2]:
-        raise ValueError(
-            f"k e v precisam ter o mesmo número de posições n_k: k tem forma {ka.shape} "
-            f"(n_k={ka.shape[-2]}) e v tem forma {va.shape} (n_k={va.shape[-2]})."
-        )
-    if ka.shape[-2] == 0:
-        raise ValueError(f"não há keys para olhar (k tem forma {ka.shape}, n_k=0).")
-    if d_k == 0:
-        raise ValueError(f"os vetores têm tamanho d_k=0 (q {qa.shape}, k {ka.shape}).")
-    try:
-        lead = np.broadcast_shapes(qa.shape[:-2], ka.shape[:-2], va.shape[:-2])
-    except ValueError as exc:
-        raise ValueError(
-            f"as dimensões iniciais (lote, cabeças) de q {np.shape(q)}, k {ka.shape} e v {va.shape} "
-            "não são compatíveis por broadcasting."
-        ) from exc
-    return qa, ka, va, single, lead
-
-
-def _mascara(mask: ArrayLike | None, n_q: int, n_k: int, lead: tuple) -> tuple[np.ndarray | None, tuple]:
-    """A máscara como uma vista ``(..., n_q, n_k)`` (sem cópia) e as dimensões iniciais atualizadas."""
-    if mask is None:
-        return None, lead
-    m = np.asarray(mask)
-    if m.dtype != np.bool_:
-        raise ValueError(
-            f"a máscara precisa ser booleana (True = pode olhar); recebi dtype {m.dtype}. "
-            "Dica: use mask.astype(bool) ou uma comparação como (lengths > j)."
-        )
-    alvo = (*lead, n_q, n_k)
-    try:
-        forma = np.broadcast_shapes(m.shape, alvo)
-    except ValueError as exc:
-        raise ValueError(
-            f"a máscara de forma {m.shape} não é compatível (broadcast) com os escores de forma "
-            f"{alvo} = (..., n_q, n_k)."
-        ) from exc
-    if forma[-2:] != (n_q, n_k):
-        raise ValueError(f"a máscara de forma {m.shape} não casa com (n_q, n_k) = ({n_q}, {n_k}).")
-    return np.broadcast_to(m, forma), forma[:-2]
+def _attention_weights(qa: np.ndarray, ka: np.ndarray, s: float, allowed: np.ndarray | None,
+                       dtype: np.dtype) -> np.ndarray:
+    """``softmax(q kᵀ · s)`` com os escores proibidos em ``-inf``: ``(..., n_q, n_k)``."""
+    # A escala entra na query (n_q·d_k multiplicações) e não nos escores (n_q·n_k): o resultado é o
+    # mesmo a menos de arredondamento, e a matriz n_q × n_k é percorrida uma vez a menos.
+    scores = np.matmul(qa * np.asarray(s, dtype=qa.dtype), np.swapaxes(ka, -1, -2)).astype(dtype, copy=False)
+    if allowed is not None:
+        full = np.broadcast_shapes(np.shape(allowed), scores.shape)
+        if full != scores.shape:  # a máscara traz dimensões iniciais (lote) que q, k e v não têm
+            scores = np.broadcast_to(scores, full).copy()
+        np.copyto(scores, -np.inf, where=np.logical_not(allowed))  # no lugar, sem outra matriz n_q × n_k
+    return softmax_last_axis_inplace(scores)  # os escores são nossos: a softmax é feita neles mesmos
 
 
 def scaled_dot_product_attention(
@@ -313,37 +155,122 @@ def scaled_dot_product_attention(
 
     (O Exemplo 1 arredonda as contas intermediárias e chega a pesos (0.455, 0.225, 0.320).)
     """
-    qa, ka, va, single, lead = _qkv(q, k, v)
-    d_k = qa.shape[-1]
-    s = 1.0 / math.sqrt(d_k) if scale is None else _positive(scale, "scale")
-
+    qa, ka, va, single, lead = val.qkv(q, k, v)  # q 1-D vira (1, d_k)
+    s = val.scale_for(qa.shape[-1], scale)
+    allowed, _ = _allowed(mask, causal, qa.shape[-2], ka.shape[-2], lead)
     dtype = np.result_type(qa, ka, va)
-    # A escala entra na query (n_q·d_k multiplicações) e não nos escores (n_q·n_k): o resultado é o
-    # mesmo a menos de arredondamento, e a matriz n_q × n_k é percorrida uma vez a menos.
-    scores = np.matmul(qa * np.asarray(s, dtype=qa.dtype), np.swapaxes(ka, -1, -2)).astype(dtype, copy=False)
-    n_q, n_k = scores.shape[-2], scores.shape[-1]
-
-    allowed, _ = _mascara(mask, n_q, n_k, lead)
-    if causal:
-        cm = causal_mask(n_q, n_k)
-        allowed = cm if allowed is None else (allowed & cm)
-    if allowed is not None:
-        full = np.broadcast_shapes(np.shape(allowed), scores.shape)
-        if full != scores.shape:  # a máscara traz dimensões iniciais (lote) que q, k e v não têm
-            scores = np.broadcast_to(scores, full).copy()
-        np.copyto(scores, -np.inf, where=np.logical_not(allowed))  # no lugar, sem outra matriz n_q × n_k
-
-    # ``scores`` é nosso (acabou de ser criado): o softmax é feito nele mesmo, sem cópias
-    weights = _softmax_last_axis_inplace(scores)
-    output = np.matmul(weights, va).astype(dtype, copy=False)
+    weights = _attention_weights(qa, ka, s, allowed, dtype)  # (..., n_q, n_k)
+    output = np.matmul(weights, va).astype(dtype, copy=False)  # (..., n_q, d_v)
     if single:
-        output = output[..., 0, :]
-        weights = weights[..., 0, :]
+        output, weights = output[..., 0, :], weights[..., 0, :]
     return output, weights
 
 
+def _sum_to_shape(grad: np.ndarray, shape: tuple) -> np.ndarray:
+    """Soma ``grad`` nos eixos em que a entrada de forma ``shape`` foi estendida por broadcasting."""
+    extra = grad.ndim - len(shape)
+    if extra:
+        grad = grad.sum(axis=tuple(range(extra)))
+    eixos = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=eixos, keepdims=True) if eixos else grad
+
+
+def attention_backward(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    grad_out: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    causal: bool = False,
+    scale: float | None = None,
+) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]:
+    """O gradiente de :func:`scaled_dot_product_attention` (a saída) em relação a ``q``, ``k`` e ``v``.
+
+    Com ``S = s·Q Kᵀ`` (mascarada), ``P = softmax(S)``, ``O = P V`` e ``dO = grad_out`` (o gradiente
+    da perda em relação à saída), a regra da cadeia dá, de trás para frente::
+
+        dV = Pᵀ dO                            (n_k, d_v)
+        dP = dO Vᵀ                            (n_q, n_k)
+        dS = P ⊙ (dP − rowsum(dP ⊙ P))        o jacobiano da softmax, linha a linha
+        dQ = s · dS K                         (n_q, d_k)
+        dK = s · dSᵀ Q                        (n_k, d_k)
+
+    Mesmas convenções de :func:`scaled_dot_product_attention` (``q`` 1-D, broadcasting das dimensões
+    iniciais, máscara booleana ``True`` = pode olhar, ``causal``, ``scale``). ``grad_out`` tem a forma
+    da saída: ``(..., n_q, d_v)`` (ou ``(..., d_v)`` para ``q`` 1-D). Cada gradiente volta com a forma
+    da sua entrada (somado nos eixos estendidos por broadcasting). Uma query com todas as keys
+    mascaradas tem pesos 0 e, portanto, gradientes 0 (nunca NaN).
+    """
+    qa, ka, va, single, lead = val.qkv(q, k, v)
+    s = val.scale_for(qa.shape[-1], scale)
+    n_q, n_k, d_v = qa.shape[-2], ka.shape[-2], va.shape[-1]
+    allowed, lead = _allowed(mask, causal, n_q, n_k, lead)
+    dtype = np.result_type(qa, ka, va)
+    go = val.as_float(grad_out, "grad_out")
+    forma_saida = (*lead, d_v) if single else (*lead, n_q, d_v)
+    if go.shape != tuple(forma_saida):
+        raise ValueError(
+            f"grad_out precisa ter a forma da saída da atenção, {forma_saida} = (..., n_q, d_v); "
+            f"recebi {go.shape}."
+        )
+    if single:
+        go = go[..., None, :]  # (..., 1, d_v)
+
+    P = _attention_weights(qa, ka, s, allowed, dtype)  # (..., n_q, n_k)
+    P = np.broadcast_to(P, (*lead, n_q, n_k))
+    dV = np.matmul(np.swapaxes(P, -1, -2), go)  # (..., n_k, d_v)
+    dP = np.matmul(go, np.swapaxes(va, -1, -2))  # (..., n_q, n_k)
+    dS = P * (dP - np.sum(dP * P, axis=-1, keepdims=True))  # (..., n_q, n_k); 0 onde P = 0
+    dQ = s * np.matmul(dS, ka)  # (..., n_q, d_k)
+    dK = s * np.matmul(np.swapaxes(dS, -1, -2), qa)  # (..., n_k, d_k)
+
+    forma_q = np.shape(q) if not single else (*np.shape(q)[:-1], 1, np.shape(q)[-1])
+    grad_q = _sum_to_shape(dQ, forma_q).astype(dtype, copy=False)
+    if single:
+        grad_q = grad_q[..., 0, :]
+    grad_k = _sum_to_shape(dK, ka.shape).astype(dtype, copy=False)
+    grad_v = _sum_to_shape(dV, va.shape).astype(dtype, copy=False)
+    return grad_q.reshape(np.shape(q)), grad_k, grad_v
+
+
 # ---------------------------------------------------------------------------------------------
-# Várias cabeças
+# 3. Máscaras: quem pode olhar para quem
+# ---------------------------------------------------------------------------------------------
+
+
+def causal_mask(n_q: int, n_k: int | None = None, *, offset: int = 0) -> NDArray[np.bool_]:
+    """Máscara causal ``(n_q, n_k)``: a query ``i`` pode ver as keys ``j <= i + offset``.
+
+    Com ``n_k = None`` usa ``n_k = n_q`` (autoatenção). ``offset = 0`` alinha o canto superior
+    esquerdo, como o ``is_causal`` do PyTorch. Numa geração com *KV cache*, em que as ``n_q`` queries
+    novas são as últimas de ``n_k`` posições, use ``offset = n_k - n_q``.
+    """
+    n_q = val.positive_int(n_q, "n_q")
+    n_k = n_q if n_k is None else val.positive_int(n_k, "n_k")
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
+        raise ValueError(f"offset precisa ser um inteiro (recebi {offset!r}).")
+    return np.tri(n_q, n_k, k=int(offset), dtype=bool)
+
+
+def padding_mask(lengths: ArrayLike, n: int) -> NDArray[np.bool_]:
+    """Máscara de *padding* ``(b, 1, n)`` a partir dos comprimentos reais ``(b,)``.
+
+    A sequência ``b`` tem ``lengths[b]`` tokens de verdade seguidos de enchimento; nenhuma query
+    deve olhar para o enchimento, então ``mask[b, 0, j] = j < lengths[b]``. O eixo do meio (1)
+    faz a máscara valer para todas as queries por *broadcasting* contra ``(b, n_q, n)``.
+    """
+    n = val.positive_int(n, "n")
+    lens = np.asarray(lengths)
+    if lens.ndim != 1 or lens.dtype.kind not in "iu":
+        raise ValueError(f"lengths precisa ser um vetor de inteiros (b,); recebi forma {lens.shape}, dtype {lens.dtype}.")
+    if lens.size and (lens.min() < 0 or lens.max() > n):
+        raise ValueError(f"cada comprimento precisa estar entre 0 e n={n}; recebi {lens.tolist()}.")
+    return (np.arange(n)[None, :] < lens[:, None])[:, None, :]  # (b, 1, n)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Várias cabeças: dividir, atender em paralelo, juntar
 # ---------------------------------------------------------------------------------------------
 
 
@@ -353,7 +280,7 @@ def split_heads(x: ArrayLike, n_heads: int) -> NDArray[np.floating]:
     A cabeça ``h`` fica com as colunas ``h·d_head : (h+1)·d_head``.
     """
     arr = np.asarray(x)
-    n_heads = _positive_int(n_heads, "n_heads")
+    n_heads = val.positive_int(n_heads, "n_heads")
     if arr.ndim < 2:
         raise ValueError(f"split_heads espera forma (..., n, largura); recebi {arr.shape}.")
     width = arr.shape[-1]
@@ -362,9 +289,8 @@ def split_heads(x: ArrayLike, n_heads: int) -> NDArray[np.floating]:
             f"n_heads={n_heads} não divide a largura projetada {width}: cada cabeça precisa de "
             f"d_head = largura / n_heads colunas inteiras."
         )
-    d_head = width // n_heads
-    arr = arr.reshape(*arr.shape[:-1], n_heads, d_head)
-    return np.swapaxes(arr, -2, -3)
+    arr = arr.reshape(*arr.shape[:-1], n_heads, width // n_heads)  # (..., n, n_heads, d_head)
+    return np.swapaxes(arr, -2, -3)  # (..., n_heads, n, d_head)
 
 
 def merge_heads(x: ArrayLike) -> NDArray[np.floating]:
@@ -372,8 +298,36 @@ def merge_heads(x: ArrayLike) -> NDArray[np.floating]:
     arr = np.asarray(x)
     if arr.ndim < 3:
         raise ValueError(f"merge_heads espera forma (..., n_heads, n, d_head); recebi {arr.shape}.")
-    arr = np.swapaxes(arr, -2, -3)
-    return arr.reshape(*arr.shape[:-2], arr.shape[-2] * arr.shape[-1])
+    arr = np.swapaxes(arr, -2, -3)  # (..., n, n_heads, d_head)
+    return arr.reshape(*arr.shape[:-2], arr.shape[-2] * arr.shape[-1])  # (..., n, n_heads·d_head)
+
+
+def kv_head_of_query(n_heads: int, n_kv_heads: int) -> list[int]:
+    """A cabeça de key/value que cada cabeça de query usa: ``h // (n_heads // n_kv_heads)``.
+
+    ``n_kv_heads = n_heads`` é a atenção de várias cabeças comum (MHA, cada query com a sua);
+    ``1 < n_kv_heads < n_heads`` é *grouped-query* (GQA, grupos consecutivos de queries dividem uma);
+    ``n_kv_heads = 1`` é *multi-query* (MQA, todas dividem a mesma).
+    """
+    n_heads = val.positive_int(n_heads, "n_heads")
+    n_kv_heads = val.positive_int(n_kv_heads, "n_kv_heads")
+    if n_heads % n_kv_heads:
+        raise ValueError(
+            f"n_kv_heads={n_kv_heads} não divide n_heads={n_heads}: cada grupo de queries precisa do mesmo "
+            "número de cabeças."
+        )
+    group = n_heads // n_kv_heads
+    return [h // group for h in range(n_heads)]
+
+
+def _weights_2d(ws: dict[str, ArrayLike]) -> dict[str, np.ndarray]:
+    out = {}
+    for name, w in ws.items():
+        arr = val.as_float(w, name)
+        if arr.ndim != 2:
+            raise ValueError(f"{name} precisa ser uma matriz 2-D; recebi forma {arr.shape}.")
+        out[name] = arr
+    return out
 
 
 def multi_head_attention(
@@ -394,13 +348,13 @@ def multi_head_attention(
     Formas
     ------
     x_q : ``(..., n_q, d_model)`` — de onde saem as queries.
-    x_kv : ``(..., n_kv, d_model)`` — de onde saem keys e values. Auto-atenção: ``x_kv = x_q``;
+    x_kv : ``(..., n_kv, d_model)`` — de onde saem keys e values. Autoatenção: ``x_kv = x_q``;
         atenção cruzada: outra sequência.
     w_q : ``(d_model, n_heads·d_head)``; ``w_k``, ``w_v`` : ``(d_model, n_kv_heads·d_head)``;
     w_o : ``(n_heads·d_head, d_out)``.
     n_heads : número de cabeças de query; ``d_head = largura de w_q / n_heads``.
-    n_kv_heads : cabeças de key/value (padrão ``n_heads``). Com ``n_kv_heads < n_heads`` a query
-        ``h`` usa a key/value ``h // (n_heads // n_kv_heads)``; ``n_kv_heads = 1`` é *multi-query*.
+    n_kv_heads : cabeças de key/value (padrão ``n_heads``). A query ``h`` usa a key/value
+        :func:`kv_head_of_query` ``[h]``; ``n_kv_heads = 1`` é *multi-query*.
     mask : booleana, *broadcastable* para ``(..., n_q, n_kv)``; vale igual para todas as cabeças.
     causal : a query ``i`` só vê as posições ``j <= i``.
 
@@ -408,14 +362,12 @@ def multi_head_attention(
     -------
     ``(output, weights)``: ``output`` ``(..., n_q, d_out)``, ``weights`` ``(..., n_heads, n_q, n_kv)``.
     """
-    xq = _as_float(x_q, "x_q")
-    xkv = _as_float(x_kv, "x_kv")
-    wq, wk, wv, wo = (_as_float(w, name) for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v"), (w_o, "w_o")))
-    n_heads = _positive_int(n_heads, "n_heads")
-    n_kv = n_heads if n_kv_heads is None else _positive_int(n_kv_heads, "n_kv_heads")
-    for w, name in ((wq, "w_q"), (wk, "w_k"), (wv, "w_v"), (wo, "w_o")):
-        if w.ndim != 2:
-            raise ValueError(f"{name} precisa ser uma matriz 2-D; recebi forma {w.shape}.")
+    xq = val.as_float(x_q, "x_q")
+    xkv = val.as_float(x_kv, "x_kv")
+    ws = _weights_2d({"w_q": w_q, "w_k": w_k, "w_v": w_v, "w_o": w_o})
+    wq, wk, wv, wo = ws["w_q"], ws["w_k"], ws["w_v"], ws["w_o"]
+    n_heads = val.positive_int(n_heads, "n_heads")
+    n_kv = n_heads if n_kv_heads is None else val.positive_int(n_kv_heads, "n_kv_heads")
     if xq.ndim < 2 or xkv.ndim < 2:
         raise ValueError(f"x_q e x_kv precisam ter forma (..., n, d_model); recebi {xq.shape} e {xkv.shape}.")
     if wq.shape[0] != xq.shape[-1]:
@@ -429,11 +381,7 @@ def multi_head_attention(
             f"n_heads={n_heads} não divide a largura projetada de w_q ({width}); "
             f"escolha n_heads entre os divisores de {width}."
         )
-    if n_heads % n_kv:
-        raise ValueError(
-            f"n_kv_heads={n_kv} não divide n_heads={n_heads}: cada grupo de queries precisa do mesmo "
-            "número de cabeças."
-        )
+    kv_of_q = kv_head_of_query(n_heads, n_kv)
     d_head = width // n_heads
     if wk.shape[1] != n_kv * d_head or wv.shape[1] != n_kv * d_head:
         raise ValueError(
@@ -443,31 +391,29 @@ def multi_head_attention(
     if wo.shape[0] != width:
         raise ValueError(f"w_o tem forma {wo.shape}, mas precisa de {width} = n_heads·d_head linhas.")
 
-    qh = split_heads(xq @ wq, n_heads)  # (..., H, n_q, d_head)
-    kh = split_heads(xkv @ wk, n_kv)  # (..., H_kv, n_kv, d_head)
+    qh = split_heads(xq @ wq, n_heads)  # (..., n_heads, n_q, d_head)
+    kh = split_heads(xkv @ wk, n_kv)  # (..., n_kv_heads, n_kv, d_head)
     vh = split_heads(xkv @ wv, n_kv)
-    group = n_heads // n_kv
-    if group > 1:  # cada cabeça de key/value serve a `group` cabeças de query consecutivas
-        kh = np.repeat(kh, group, axis=-3)
-        vh = np.repeat(vh, group, axis=-3)
+    if n_kv < n_heads:  # cada cabeça de key/value serve às cabeças de query do seu grupo
+        kh = kh[..., kv_of_q, :, :]  # (..., n_heads, n_kv, d_head)
+        vh = vh[..., kv_of_q, :, :]
     head_mask = None
     if mask is not None:
         m = np.asarray(mask)
-        head_mask = m[..., None, :, :] if m.ndim >= 2 else m
+        head_mask = m[..., None, :, :] if m.ndim >= 2 else m  # a mesma máscara em toda cabeça
     out, weights = scaled_dot_product_attention(qh, kh, vh, head_mask, causal=causal)
-    return merge_heads(out) @ wo, weights
+    return merge_heads(out) @ wo, weights  # (..., n_q, d_out), (..., n_heads, n_q, n_kv)
 
 
 def kv_cache_bytes(
     n_tokens: int, n_layers: int, n_kv_heads: int, d_head: int, bytes_per_value: int = 2, batch: int = 1
 ) -> int:
-    """Bytes do *KV cache*: ``2 (K e V) · batch · n_layers · n_kv_heads · n_tokens · d_head · bytes``.
+    """Bytes do *KV cache*: ``2 (K e V) · batch · n_layers · n_kv_heads · n_tokens · d_head · bytes_per_value``.
 
     ``bytes_per_value = 2`` corresponde a float16/bfloat16.
     """
-    vals = [_positive_int(x, name) for x, name in (
+    n_tokens, n_layers, n_kv_heads, d_head, bytes_per_value, batch = (val.positive_int(x, name) for x, name in (
         (n_tokens, "n_tokens"), (n_layers, "n_layers"), (n_kv_heads, "n_kv_heads"),
         (d_head, "d_head"), (bytes_per_value, "bytes_per_value"), (batch, "batch"),
-    )]
-    n_tokens, n_layers, n_kv_heads, d_head, bytes_per_value, batch = vals
+    ))
     return 2 * batch * n_layers * n_kv_heads * n_tokens * d_head * bytes_per_value

@@ -28,7 +28,6 @@ vez: :func:`partial_state`, :func:`combine_states` e :func:`finish_state`.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -36,12 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-try:  # limita as threads do BLAS enquanto os blocos rodam em paralelo (requirements.txt o inclui)
-    from threadpoolctl import threadpool_limits
-except ImportError:  # pragma: no cover
-    threadpool_limits = None
-
-from .attention import _PARALELO_A_PARTIR_DE, _as_float, _mascara, _nucleos, _positive, _positive_int, _qkv
+from . import _validation as val
+from ._fast import PARALLEL_FROM, blas_one_thread, cores
 
 __all__ = [
     "band_mask",
@@ -63,40 +58,13 @@ __all__ = [
 BLOCO_PADRAO = 256
 
 
-# ---------------------------------------------------------------------------------------------
-# Validação comum
-# ---------------------------------------------------------------------------------------------
-
-
-def _janela(window: int) -> int:
-    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 0:
-        raise ValueError(f"window precisa ser um inteiro >= 0 (quantas posições para cada lado); recebi {window!r}.")
-    return int(window)
-
-
 def _blocos(block_size: int | tuple[int, int]) -> tuple[int, int]:
     if isinstance(block_size, tuple):
         if len(block_size) != 2:
             raise ValueError(f"block_size deve ser um inteiro ou um par (bloco_q, bloco_k); recebi {block_size!r}.")
-        return _positive_int(block_size[0], "block_size[0]"), _positive_int(block_size[1], "block_size[1]")
-    b = _positive_int(block_size, "block_size")
+        return val.positive_int(block_size[0], "block_size[0]"), val.positive_int(block_size[1], "block_size[1]")
+    b = val.positive_int(block_size, "block_size")
     return b, b
-
-
-def _blas_em_uma_thread() -> contextlib.AbstractContextManager:
-    """Limita o BLAS a 1 thread dentro do bloco ``with`` (se o ``threadpoolctl`` estiver instalado)."""
-    if threadpool_limits is None:  # sem threadpoolctl: o resultado é o mesmo, só um pouco mais lento
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
-
-
-def _escores_invalidos(maximos: np.ndarray) -> None:
-    """Levanta o mesmo erro da softmax se algum máximo de linha é NaN ou +inf (um q·k que estourou)."""
-    if np.isnan(maximos).any() or np.isposinf(maximos).any():
-        raise ValueError(
-            "os escores q·k contêm NaN ou +inf (o produto estourou o tipo de ponto flutuante); "
-            "reduza a escala de q e k ou use float64."
-        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,9 +79,9 @@ def band_mask(n_q: int, n_k: int | None = None, window: int = 1, *, causal: bool
     passada a :func:`helpers.attention.scaled_dot_product_attention`, dá o mesmo resultado que
     :func:`local_attention` — mas ela própria já tem ``n_q · n_k`` elementos.
     """
-    n_q = _positive_int(n_q, "n_q")
-    n_k = n_q if n_k is None else _positive_int(n_k, "n_k")
-    w = _janela(window)
+    n_q = val.positive_int(n_q, "n_q")
+    n_k = n_q if n_k is None else val.positive_int(n_k, "n_k")
+    w = val.window(window)
     dif = np.arange(n_k)[None, :] - np.arange(n_q)[:, None]  # j - i
     return (dif >= -w) & (dif <= (0 if causal else w))
 
@@ -148,11 +116,11 @@ def local_attention(
     início (a query ``i`` e a key ``i`` são a mesma posição); uma query sem nenhuma key na janela
     recebe saída 0.
     """
-    qa, ka, va, single, lead = _qkv(q, k, v)
-    w = _janela(window)
+    qa, ka, va, single, lead = val.qkv(q, k, v)
+    w = val.window(window)
     d_k = qa.shape[-1]
-    s = 1.0 / math.sqrt(d_k) if scale is None else _positive(scale, "scale")
-    b = max(64, w) if block_size is None else _positive_int(block_size, "block_size")
+    s = val.scale_for(d_k, scale)
+    b = max(64, w) if block_size is None else val.positive_int(block_size, "block_size")
     dtype = np.result_type(qa, ka, va)
     n_q, n_k = qa.shape[-2], ka.shape[-2]
     out = np.zeros((*lead, n_q, va.shape[-1]), dtype=dtype)
@@ -169,7 +137,7 @@ def local_attention(
         if fora.any():
             z = np.where(fora, -np.inf, z)
         m = np.max(z, axis=-1, keepdims=True)
-        _escores_invalidos(m)
+        val.finite_row_max(m)
         m[np.isneginf(m)] = 0.0  # linha sem nenhuma key visível: evita -inf - (-inf)
         z -= m
         np.exp(z, out=z)
@@ -253,10 +221,10 @@ def linear_attention(
     ``output`` ``(..., n_q, d_v)`` (ou ``(..., d_v)`` para ``q`` 1-D). Uma query cujo denominador
     dá 0 (todos os pesos nulos) recebe saída 0.
     """
-    qa, ka, va, single, _lead = _qkv(q, k, v)
+    qa, ka, va, single, _lead = val.qkv(q, k, v)
     if not callable(feature_map):
         raise ValueError(f"feature_map precisa ser uma função (recebi {feature_map!r}).")
-    chunk = _positive_int(chunk_size, "chunk_size")
+    chunk = val.positive_int(chunk_size, "chunk_size")
     fq = _phi(feature_map, qa, "q")
     fk = _phi(feature_map, ka, "k")
     if fq.shape[-1] != fk.shape[-1]:
@@ -302,8 +270,8 @@ def linear_attention_weights(
     É a forma ``n × n`` (custo ``n²``) que :func:`linear_attention` evita montar; serve para ver os
     pesos e comparar com os da softmax. Cada linha soma 1 (ou é toda 0, se o denominador for 0).
     """
-    qa = _as_float(q, "q")
-    ka = _as_float(k, "k")
+    qa = val.as_float(q, "q")
+    ka = val.as_float(k, "k")
     single = qa.ndim == 1
     if single:
         qa = qa[None, :]
@@ -335,8 +303,8 @@ def partial_state(scores: ArrayLike, values: ArrayLike) -> tuple[np.ndarray, np.
     ``-inf`` dá o estado vazio ``(-inf, 0, 0)``. A saída da atenção é ``acc / l``
     (:func:`finish_state`), e dois estados se juntam com :func:`combine_states`.
     """
-    z = _as_float(scores, "scores", allow_neg_inf=True)
-    vals = _as_float(values, "values")
+    z = val.as_float(scores, "scores", allow_neg_inf=True)
+    vals = val.as_float(values, "values")
     if z.ndim == 0 or vals.ndim < 2 or vals.shape[-2] != z.shape[-1]:
         raise ValueError(
             f"scores (..., b) e values (..., b, d_v) precisam ter o mesmo número b de keys; recebi "
@@ -372,8 +340,8 @@ def combine_states(
         m_b, l_b, acc_b = b
     except (TypeError, ValueError) as exc:
         raise ValueError("cada estado precisa ser uma tripla (m, l, acc).") from exc
-    m_a, m_b = (_as_float(x, nome, allow_neg_inf=True) for x, nome in ((m_a, "m_a"), (m_b, "m_b")))
-    l_a, l_b, acc_a, acc_b = (_as_float(x, nome) for x, nome in
+    m_a, m_b = (val.as_float(x, nome, allow_neg_inf=True) for x, nome in ((m_a, "m_a"), (m_b, "m_b")))
+    l_a, l_b, acc_a, acc_b = (val.as_float(x, nome) for x, nome in
                               ((l_a, "l_a"), (l_b, "l_b"), (acc_a, "acc_a"), (acc_b, "acc_b")))
     m = np.maximum(m_a, m_b)
     ref = np.where(np.isneginf(m), 0.0, m)  # os dois vazios: evita -inf - (-inf)
@@ -440,12 +408,12 @@ def blockwise_attention(
     (float32 continua float32); ``(output, lse)`` com ``return_lse=True``. Uma query com todas as
     keys mascaradas recebe saída 0, nunca NaN.
     """
-    qa, ka, va, single, lead = _qkv(q, k, v)
+    qa, ka, va, single, lead = val.qkv(q, k, v)
     bq, bk = _blocos(block_size)
     d_k = qa.shape[-1]
-    s = 1.0 / math.sqrt(d_k) if scale is None else _positive(scale, "scale")
+    s = val.scale_for(d_k, scale)
     n_q, n_k, d_v = qa.shape[-2], ka.shape[-2], va.shape[-1]
-    mascara, lead = _mascara(mask, n_q, n_k, lead)
+    mascara, lead = val.mask(mask, n_q, n_k, lead)
     dtype = np.result_type(qa, ka, va)
     escala = np.asarray(s, dtype=qa.dtype)
     kt = np.swapaxes(ka, -1, -2)  # uma vista: (..., d_k, n_k)
@@ -482,7 +450,7 @@ def blockwise_attention(
                     z = np.broadcast_to(z, forma).copy()
                 np.copyto(z, -np.inf, where=proibido)
             m_bloco = np.max(z, axis=-1, keepdims=True)
-            _escores_invalidos(m_bloco)
+            val.finite_row_max(m_bloco)
             m_novo = np.maximum(m, m_bloco)
             if proibido is not None:
                 ref = np.where(np.isneginf(m_novo), 0.0, m_novo)  # linha ainda sem nenhuma key visível
@@ -502,12 +470,12 @@ def blockwise_attention(
                 lse[..., i0:i1] = (m + np.log(soma))[..., 0]
 
     inicios = range(0, n_q, bq)
-    nucleos = min(_nucleos(), 8, len(inicios))
-    if nucleos > 1 and n_q * n_k * max(1, math.prod(lead)) >= _PARALELO_A_PARTIR_DE:
+    nucleos = min(cores(), 8, len(inicios))
+    if nucleos > 1 and n_q * n_k * max(1, math.prod(lead)) >= PARALLEL_FROM:
         # blocos de queries são independentes e o numpy solta o GIL nas contas: um bloco por núcleo
         # de cada vez (a memória extra vira um bloco de escores por núcleo)
         # (com o BLAS em 1 thread: cada núcleo já tem o seu bloco; threads do BLAS só disputariam os núcleos)
-        with _blas_em_uma_thread(), ThreadPoolExecutor(nucleos) as executor:
+        with blas_one_thread(), ThreadPoolExecutor(nucleos) as executor:
             list(executor.map(bloco_de_queries, inicios))
     else:
         for i0 in inicios:
@@ -531,8 +499,8 @@ def band_count(n: int, window: int, *, causal: bool = False) -> int:
     pontas faltam ``1 + 2 + … + w`` de cada lado); com ``causal=True``, ``n(w + 1) − w(w + 1)/2``.
     Com ``w >= n − 1`` a janela cobre tudo: ``n²`` (ou ``n(n + 1)/2``).
     """
-    n = _positive_int(n, "n")
-    w = min(_janela(window), n - 1)
+    n = val.positive_int(n, "n")
+    w = min(val.window(window), n - 1)
     if causal:
         return n * (w + 1) - w * (w + 1) // 2
     return n * (2 * w + 1) - w * (w + 1)
@@ -541,8 +509,8 @@ def band_count(n: int, window: int, *, causal: bool = False) -> int:
 def causal_tile_count(n: int, block_size: int) -> int:
     """Quantos escores a atenção por blocos calcula com ``causal=True``: os blocos inteiramente no
     futuro são pulados; os que cruzam a diagonal são calculados inteiros (e mascarados por dentro)."""
-    n = _positive_int(n, "n")
-    b = _positive_int(block_size, "block_size")
+    n = val.positive_int(n, "n")
+    b = val.positive_int(block_size, "block_size")
     inicios = np.arange(0, n, b)
     fins = np.minimum(inicios + b, n)
     return int(np.sum((fins - inicios) * fins))  # bloco de queries [i0, i1) contra as keys [0, i1)
@@ -574,10 +542,10 @@ def attention_costs(
     A exata com ``causal=True`` ainda calcula os ``n²`` escores (e joga fora os de cima da
     diagonal); a por blocos pula os blocos inteiramente no futuro (:func:`causal_tile_count`).
     """
-    n = _positive_int(n, "n")
-    d = _positive_int(d, "d")
-    b = min(_positive_int(block_size, "block_size"), n)
-    nb = _positive_int(bytes_per_number, "bytes_per_number")
+    n = val.positive_int(n, "n")
+    d = val.positive_int(d, "d")
+    b = min(val.positive_int(block_size, "block_size"), n)
+    nb = val.positive_int(bytes_per_number, "bytes_per_number")
     banda = band_count(n, window, causal=causal)
     escores_blocos = causal_tile_count(n, b) if causal else n * n
     custos = {

@@ -22,14 +22,15 @@ rápido. Entradas inválidas levantam ``ValueError`` em português; nada devolve
 from __future__ import annotations
 
 import math
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .attention import _positive, scaled_dot_product_attention
+from . import _validation as val
+from ._fast import blas_one_thread
+from .attention import scaled_dot_product_attention
 
 __all__ = [
     "rnn_step",
@@ -54,20 +55,6 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 
 
-def _finite(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} precisa ser um array numérico; não consegui convertê-lo ({exc}).") from exc
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contém NaN ou inf (forma {arr.shape}); use valores finitos.")
-    return arr
-
-
-def _positive_int(value: int, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} precisa ser um inteiro >= {minimum} (recebi {value!r}).")
-    return int(value)
 
 
 def _tokens(tokens: ArrayLike, vocab: int) -> NDArray[np.int64]:
@@ -81,18 +68,6 @@ def _tokens(tokens: ArrayLike, vocab: int) -> NDArray[np.int64]:
         )
     return arr.astype(np.int64, copy=False)
 
-
-def _um_thread() -> AbstractContextManager[object]:
-    """Limita o BLAS a uma thread, se ``threadpoolctl`` estiver instalado (senão, não faz nada).
-
-    As matrizes daqui são pequenas (n <= algumas centenas): várias threads não aceleram nada e,
-    numa máquina com os núcleos ocupados, chegam a deixar a conta dez vezes mais lenta.
-    """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - depende do ambiente
-        return nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _sigmoid(z: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -111,11 +86,11 @@ def rnn_step(h: ArrayLike, x: ArrayLike, W_h: ArrayLike, W_x: ArrayLike, b: Arra
     Devolve ``h_novo`` ``(..., n)``: o **mesmo** tamanho de ``h``, por mais tokens que já tenham
     passado. (É a referência do exercício do notebook 01.)
     """
-    h = _finite(h, "h")
-    x = _finite(x, "x")
-    W_h = _finite(W_h, "W_h")
-    W_x = _finite(W_x, "W_x")
-    b = _finite(b, "b")
+    h = val.as_float64(h, "h")
+    x = val.as_float64(x, "x")
+    W_h = val.as_float64(W_h, "W_h")
+    W_x = val.as_float64(W_x, "W_x")
+    b = val.as_float64(b, "b")
     if W_h.ndim != 2 or W_h.shape[0] != W_h.shape[1]:
         raise ValueError(f"W_h precisa ser quadrada (n, n); recebi forma {W_h.shape}.")
     n = W_h.shape[0]
@@ -131,7 +106,7 @@ def rnn_step(h: ArrayLike, x: ArrayLike, W_h: ArrayLike, W_x: ArrayLike, b: Arra
 
 
 def _check_sequence(xs: ArrayLike, d: int) -> NDArray[np.float64]:
-    arr = _finite(xs, "xs")
+    arr = val.as_float64(xs, "xs")
     if arr.ndim < 2 or arr.shape[-1] != d:
         raise ValueError(f"xs precisa ter forma (..., T, d) com d = {d}; recebi {arr.shape}.")
     if arr.shape[-2] == 0:
@@ -230,10 +205,10 @@ def make_tanh_rnn(
     ``W_h`` tem raio espectral ``spectral_radius`` (< 1: o efeito de um token some aos poucos, sem
     explodir); ``W_x ~ N(0, input_scale²)``; ``b ~ N(0, 0.1²)``. Mesma ``seed`` → mesmos pesos.
     """
-    n = _positive_int(n, "n")
-    d = _positive_int(d, "d")
-    rho = _positive(spectral_radius, "spectral_radius")
-    escala = _positive(input_scale, "input_scale")
+    n = val.positive_int(n, "n")
+    d = val.positive_int(d, "d")
+    rho = val.positive(spectral_radius, "spectral_radius")
+    escala = val.positive(input_scale, "input_scale")
     rng = np.random.default_rng(seed)
     W_h = _recurrent_matrix(rng, n, rho)
     W_x = rng.normal(size=(n, d)) * escala
@@ -276,15 +251,15 @@ def make_gated_rnn(
 
 def random_tokens(n_seq: int, length: int, vocab: int, seed: int = 0) -> NDArray[np.int64]:
     """``n_seq`` sequências de ``length`` tokens sorteados uniformemente em ``0 … vocab-1``: ``(n_seq, length)``."""
-    n_seq = _positive_int(n_seq, "n_seq")
-    length = _positive_int(length, "length")
-    vocab = _positive_int(vocab, "vocab", minimum=2)
+    n_seq = val.positive_int(n_seq, "n_seq")
+    length = val.positive_int(length, "length")
+    vocab = val.positive_int(vocab, "vocab", minimum=2)
     return np.random.default_rng(seed).integers(0, vocab, size=(n_seq, length))
 
 
 def one_hot(tokens: ArrayLike, vocab: int) -> NDArray[np.float64]:
     """Tokens inteiros ``(...)`` → vetores *one-hot* ``(..., vocab)`` (um 1 na posição do token)."""
-    vocab = _positive_int(vocab, "vocab", minimum=2)
+    vocab = val.positive_int(vocab, "vocab", minimum=2)
     return np.eye(vocab)[_tokens(tokens, vocab)]
 
 
@@ -302,9 +277,9 @@ def fit_ridge(features: ArrayLike, targets: ArrayLike, lam: float = 1e-3) -> NDA
     token a lembrar). Devolve ``W`` ``(m + 1, c)``; a última linha é o viés (não penalizado).
     ``lam > 0`` deixa o sistema sempre resolvível, mesmo com colunas repetidas.
     """
-    F = _finite(features, "features")
-    Y = _finite(targets, "targets")
-    lam = _positive(lam, "lam")
+    F = val.as_float64(features, "features")
+    Y = val.as_float64(targets, "targets")
+    lam = val.positive(lam, "lam")
     if F.ndim != 2 or Y.ndim != 2 or F.shape[0] != Y.shape[0] or F.shape[0] == 0:
         raise ValueError(
             f"features precisa ser (N, m) e targets (N, c) com o mesmo N > 0; recebi {F.shape} e {Y.shape}."
@@ -318,8 +293,8 @@ def fit_ridge(features: ArrayLike, targets: ArrayLike, lam: float = 1e-3) -> NDA
 
 def predict_ridge(features: ArrayLike, W: ArrayLike) -> NDArray[np.float64]:
     """Aplica a leitura: ``[F, 1] @ W``; ``features`` ``(N, m)``, ``W`` ``(m + 1, c)`` → ``(N, c)``."""
-    F = _finite(features, "features")
-    W = _finite(W, "W")
+    F = val.as_float64(features, "features")
+    W = val.as_float64(W, "W")
     if F.ndim != 2 or W.ndim != 2 or W.shape[0] != F.shape[1] + 1:
         raise ValueError(f"features (N, m) e W (m + 1, c) não combinam: recebi {F.shape} e {W.shape}.")
     return F @ W[:-1] + W[-1]
@@ -345,10 +320,10 @@ def recall_curve(
     Devolve ``acc`` ``(max_length,)``; ``acc[T-1]`` é a acurácia para comprimento ``T``. O acaso é
     ``1 / model.d``.
     """
-    max_length = _positive_int(max_length, "max_length")
-    n_train = _positive_int(n_train, "n_train")
-    n_test = _positive_int(n_test, "n_test")
-    lam = _positive(lam, "lam")
+    max_length = val.positive_int(max_length, "max_length")
+    n_train = val.positive_int(n_train, "n_train")
+    n_test = val.positive_int(n_test, "n_test")
+    lam = val.positive(lam, "lam")
     vocab, n, L = model.d, model.n, max_length
     tokens = random_tokens(n_train + n_test, L, vocab, seed)
     # Tudo em float32 (metade da memória, o dobro da velocidade); o sistema da ridge é resolvido em float64.
@@ -402,15 +377,15 @@ def attention_recall(
     ``tokens`` ``(N, T)`` ou ``(T,)``. Devolve ``(previsto, pesos)``: o token lido ``(N,)`` (ou
     escalar) e os pesos de atenção ``(T,)`` (os mesmos para todas as sequências).
     """
-    vocab = _positive_int(vocab, "vocab", minimum=2)
+    vocab = val.positive_int(vocab, "vocab", minimum=2)
     toks = _tokens(tokens, vocab)
     if toks.ndim not in (1, 2) or toks.shape[-1] == 0:
         raise ValueError(f"tokens precisa ter forma (N, T) ou (T,) com T > 0; recebi {toks.shape}.")
     T = toks.shape[-1]
-    position = _positive_int(position, "position", minimum=0)
+    position = val.positive_int(position, "position", minimum=0)
     if position >= T:
         raise ValueError(f"position={position} não existe numa sequência de T = {T} tokens (posições 0 … {T - 1}).")
-    s = _positive(sharpness, "sharpness")
+    s = val.positive(sharpness, "sharpness")
     keys = np.eye(T)
     query = s * keys[position]
     values = np.eye(vocab)[toks]
@@ -432,9 +407,9 @@ def attention_recall_curve(
     Avalia nas mesmas sequências de teste de :func:`recall_curve` com os mesmos ``n_train``,
     ``n_test`` e ``seed`` (as ``n_test`` últimas); a atenção não precisa de treino.
     """
-    max_length = _positive_int(max_length, "max_length")
-    n_train = _positive_int(n_train, "n_train")
-    n_test = _positive_int(n_test, "n_test")
+    max_length = val.positive_int(max_length, "max_length")
+    n_train = val.positive_int(n_train, "n_train")
+    n_test = val.positive_int(n_test, "n_test")
     tokens = random_tokens(n_train + n_test, max_length, vocab, seed)[n_train:]
     acc = np.empty(max_length)
     for T in range(1, max_length + 1):
@@ -504,10 +479,10 @@ def memory_grid(
     """
     if not sizes:
         raise ValueError("sizes precisa ter pelo menos um tamanho de estado.")
-    sizes_arr = np.array([_positive_int(s, "cada tamanho em sizes") for s in sizes])
-    vocab = _positive_int(vocab, "vocab", minimum=2)
+    sizes_arr = np.array([val.positive_int(s, "cada tamanho em sizes") for s in sizes])
+    vocab = val.positive_int(vocab, "vocab", minimum=2)
     kw = dict(n_train=n_train, n_test=n_test, seed=seed + 1)
-    with _um_thread():
+    with blas_one_thread():
         tanh = np.array([recall_curve(make_tanh_rnn(int(n), vocab, seed=seed), max_length, **kw) for n in sizes_arr])
         gated = np.array([recall_curve(make_gated_rnn(int(n), vocab, seed=seed), max_length, **kw)
                           for n in sizes_arr])

@@ -6,13 +6,16 @@ import numpy as np
 import pytest
 
 from helpers.attention import (
+    attention_backward,
     causal_mask,
     kv_cache_bytes,
+    kv_head_of_query,
     merge_heads,
     multi_head_attention,
     padding_mask,
     scaled_dot_product_attention,
     softmax,
+    softmax_jacobian,
     split_heads,
 )
 
@@ -354,3 +357,149 @@ def test_mha_bad_inputs():
         padding_mask([[1]], 3)
     with pytest.raises(ValueError, match="entre 0 e n=3"):
         padding_mask([4], 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# O gradiente: attention_backward contra diferenças finitas
+# ---------------------------------------------------------------------------------------------
+
+
+def _diferencas_finitas(f, x, h=1e-5):
+    """∂f/∂x por diferenças centrais, entrada a entrada (f devolve um escalar)."""
+    x = np.array(x, dtype=float)
+    g = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        mais, menos = x.copy(), x.copy()
+        mais[idx] += h
+        menos[idx] -= h
+        g[idx] = (f(mais) - f(menos)) / (2 * h)
+    return g
+
+
+def _confere_gradientes(q, k, v, G, **kw):
+    """Os três gradientes de L = Σ saída ⊙ G batem com diferenças finitas a 1e-6 (relativo)."""
+    gq, gk, gv = attention_backward(q, k, v, G, **kw)
+    assert gq.shape == np.shape(q) and gk.shape == np.shape(k) and gv.shape == np.shape(v)
+
+    def perda(qq, kk, vv):
+        return float(np.sum(scaled_dot_product_attention(qq, kk, vv, **kw)[0] * G))
+
+    numericos = (
+        _diferencas_finitas(lambda x: perda(x, k, v), q),
+        _diferencas_finitas(lambda x: perda(q, x, v), k),
+        _diferencas_finitas(lambda x: perda(q, k, x), v),
+    )
+    for analitico, numerico in zip((gq, gk, gv), numericos, strict=True):
+        escala = max(1.0, float(np.abs(numerico).max()))
+        assert np.abs(analitico - numerico).max() <= 1e-6 * escala, (analitico, numerico)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"causal": True}, {"scale": 0.37}, {"mask": "aleatoria"}, {"mask": "aleatoria", "causal": True, "scale": 2.0}],
+    ids=["simples", "causal", "escala", "mascara", "tudo"],
+)
+def test_attention_backward_matches_finite_differences(kw):
+    rng = np.random.default_rng(3)
+    q, k, v = rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 6, 5)), rng.normal(size=(2, 3, 6, 2))
+    if kw.get("mask") == "aleatoria":
+        mask = rng.random((4, 6)) > 0.4
+        mask[:, 0] = True  # toda query vê pelo menos uma key
+        kw = {**kw, "mask": mask}
+    G = rng.normal(size=(2, 3, 4, 2))
+    _confere_gradientes(q, k, v, G, **kw)
+
+
+def test_attention_backward_single_query_and_broadcast_keys():
+    rng = np.random.default_rng(4)
+    # q 1-D: o gradiente de q também é 1-D
+    q, k, v = rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    _confere_gradientes(q, k, v, rng.normal(size=2))
+    # k e v compartilhados pelas 4 sequências do lote: os gradientes somam as contribuições
+    q, k, v = rng.normal(size=(4, 2, 3)), rng.normal(size=(5, 3)), rng.normal(size=(1, 5, 2))
+    _confere_gradientes(q, k, v, rng.normal(size=(4, 2, 2)))
+
+
+def test_attention_backward_by_hand_one_query_two_keys():
+    # s = 1, q = (1, 0), k₁ = (1, 0), k₂ = (0, 0): escores (1, 0), P = (σ(1), σ(-1))
+    q, k, v = np.array([1.0, 0.0]), np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([[1.0], [0.0]])
+    gq, gk, gv = attention_backward(q, k, v, np.array([1.0]), scale=1.0)
+    p1 = 1 / (1 + np.exp(-1.0))
+    p = np.array([p1, 1 - p1])
+    np.testing.assert_allclose(gv, p[:, None])  # dV = Pᵀ dO
+    dS = p * (np.array([1.0, 0.0]) - p1)  # dP = dO Vᵀ = (1, 0); rowsum(dP ⊙ P) = p₁
+    np.testing.assert_allclose(gq, dS @ k)
+    np.testing.assert_allclose(gk, np.outer(dS, q))
+
+
+def test_attention_backward_uses_the_softmax_jacobian():
+    rng = np.random.default_rng(5)
+    q, k, v, G = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2)), rng.normal(size=(3, 2))
+    _, P = scaled_dot_product_attention(q, k, v)
+    dP = G @ v.T
+    dS = np.einsum("qij,qj->qi", softmax_jacobian(P), dP)  # J é simétrico: Jᵀ dP = J dP
+    gq, gk, _ = attention_backward(q, k, v, G)
+    np.testing.assert_allclose(gq, dS @ k / 2.0, atol=1e-12)
+    np.testing.assert_allclose(gk, dS.T @ q / 2.0, atol=1e-12)
+
+
+def test_attention_backward_fully_masked_rows_give_zero_gradients():
+    rng = np.random.default_rng(6)
+    q, k, v = rng.normal(size=(3, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 3))
+    mask = np.ones((3, 4), dtype=bool)
+    mask[1] = False  # a query 1 não vê nada
+    gq, gk, gv = attention_backward(q, k, v, rng.normal(size=(3, 3)), mask)
+    assert np.isfinite(gq).all() and np.isfinite(gk).all() and np.isfinite(gv).all()
+    np.testing.assert_array_equal(gq[1], 0.0)
+    # e as outras queries continuam com o gradiente de quem não tivesse a linha 1
+    G = rng.normal(size=(3, 3))
+    G_sem = G.copy()
+    G_sem[1] = 0.0
+    for a, b in zip(attention_backward(q, k, v, G, mask), attention_backward(q, k, v, G_sem, mask), strict=True):
+        np.testing.assert_allclose(a, b)
+
+
+def test_attention_backward_float32_stays_float32():
+    rng = np.random.default_rng(8)
+    q, k, v = (rng.normal(size=s).astype(np.float32) for s in ((3, 4), (5, 4), (5, 2)))
+    grads = attention_backward(q, k, v, np.ones((3, 2), dtype=np.float32))
+    assert all(g.dtype == np.float32 for g in grads)
+    ref = attention_backward(*(a.astype(np.float64) for a in (q, k, v)), np.ones((3, 2)))
+    for g, r in zip(grads, ref, strict=True):
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("args", "kw", "trecho"),
+    [
+        ((np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), np.ones((3, 3))), {}, r"grad_out precisa ter a forma da saída"),
+        ((np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), np.ones(2)), {}, r"\(3, 2\)"),
+        ((np.ones((3, 4)), np.ones((5, 3)), np.ones((5, 2)), np.ones((3, 2))), {}, "mesmo tamanho de vetor d_k"),
+        ((np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), np.full((3, 2), np.nan)), {}, "grad_out contém NaN"),
+        ((np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), np.ones((3, 2))), {"mask": np.ones((3, 5))}, "booleana"),
+        ((np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2)), np.ones((3, 2))), {"scale": -1.0}, "scale precisa"),
+    ],
+)
+def test_attention_backward_rejects_bad_input(args, kw, trecho):
+    with pytest.raises(ValueError, match=trecho):
+        attention_backward(*args, **kw)
+
+
+def test_softmax_jacobian_matches_finite_differences_and_bounds():
+    z = np.array([0.707, 0.0, 0.354])
+    p = softmax(z)
+    J = softmax_jacobian(p)
+    num = np.stack([_diferencas_finitas(lambda x, i=i: softmax(x)[i], z) for i in range(3)])
+    np.testing.assert_allclose(J, num, atol=1e-9)
+    np.testing.assert_allclose(J, J.T)
+    np.testing.assert_allclose(J.sum(axis=1), 0.0, atol=1e-15)  # os pesos somam 1 sempre: Σᵢ ∂pᵢ = 0
+    assert np.abs(softmax_jacobian(softmax(np.random.default_rng(0).normal(size=(50, 6)) * 5))).max() <= 0.25
+    np.testing.assert_allclose(softmax_jacobian(np.array([1.0, 0.0, 0.0])), 0.0)  # saturada: nada passa
+
+
+def test_kv_head_of_query_mha_gqa_mqa():
+    assert kv_head_of_query(4, 4) == [0, 1, 2, 3]
+    assert kv_head_of_query(8, 2) == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert kv_head_of_query(4, 1) == [0, 0, 0, 0]
+    with pytest.raises(ValueError, match="não divide n_heads=6"):
+        kv_head_of_query(6, 4)

@@ -86,7 +86,7 @@ def test_make_tanh_rnn_spectral_radius_and_seed():
 @pytest.mark.parametrize(
     ("kwargs", "trecho"),
     [
-        (dict(n=0, d=8), "n precisa ser um inteiro >= 1"),
+        (dict(n=0, d=8), "n precisa ser um inteiro positivo"),
         (dict(n=4, d=8, spectral_radius=-1), "spectral_radius precisa ser um número finito e positivo"),
         (dict(n=4, d=8, input_scale=float("nan")), "input_scale precisa ser um número finito e positivo"),
         (dict(n=4.5, d=8), "n precisa ser um inteiro"),
@@ -103,7 +103,7 @@ def test_run_rejects_bad_sequences():
         rnn.run(np.zeros((5, 3)))
     with pytest.raises(ValueError, match="sequência está vazia"):
         rnn.run(np.zeros((0, 8)))
-    with pytest.raises(ValueError, match="NaN ou inf"):
+    with pytest.raises(ValueError, match="contém inf"):
         rnn.run(np.full((2, 8), np.inf))
 
 

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from helpers import attention
+from helpers import _fast
 from helpers.attention import causal_mask, scaled_dot_product_attention
 
 
@@ -32,7 +32,7 @@ def grande():
 @pytest.mark.parametrize("kw", [{}, {"causal": True}, {"mask": "aleatoria"}])
 def test_parallel_softmax_matches_formula_and_serial_bit_for_bit(grande, kw, monkeypatch):
     q, k, v = grande
-    assert q.shape[0] * q.shape[1] * k.shape[1] >= attention._PARALELO_A_PARTIR_DE
+    assert q.shape[0] * q.shape[1] * k.shape[1] >= _fast.PARALLEL_FROM
     if kw.get("mask") == "aleatoria":
         kw = {"mask": np.random.default_rng(1).random((700, 600)) > 0.3}
     out, w = scaled_dot_product_attention(q, k, v, **kw)
@@ -43,7 +43,7 @@ def test_parallel_softmax_matches_formula_and_serial_bit_for_bit(grande, kw, mon
     np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(out, ro, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(w.sum(-1), 1.0, rtol=1e-12)
-    monkeypatch.setattr(attention, "_PARALELO_A_PARTIR_DE", 1 << 62)  # força um núcleo só
+    monkeypatch.setattr(_fast, "PARALLEL_FROM", 1 << 62)  # força um núcleo só
     out1, w1 = scaled_dot_product_attention(q, k, v, **kw)
     np.testing.assert_array_equal(w, w1)
     np.testing.assert_array_equal(out, out1)
@@ -66,7 +66,7 @@ def test_float32_stays_float32_on_the_fast_path(grande):
 @pytest.mark.parametrize("paralelo", [True, False])
 def test_overflowing_scores_raise_the_softmax_error_with_the_full_shape(grande, paralelo, monkeypatch):
     if not paralelo:
-        monkeypatch.setattr(attention, "_PARALELO_A_PARTIR_DE", 1 << 62)
+        monkeypatch.setattr(_fast, "PARALLEL_FROM", 1 << 62)
     q, k, v = (a.copy() for a in grande)
     q[2, 650, 0] = 1e300
     k[2, 10, 0] = 1e300
