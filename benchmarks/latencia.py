@@ -13,7 +13,6 @@ matplotlib; bem acima de 1, as contas ou a atualização dos artistas pesam.
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,14 +34,10 @@ NOTA = (
 
 
 def paineis() -> dict[str, Callable[[], Any]]:
-    """``{nome: função}`` de todo ``painel_*`` definido em :mod:`helpers.widgets`, em ordem alfabética."""
-    from helpers import widgets
+    """``{nome: função}`` de todo ``painel_*`` definido nas lições (:mod:`helpers.licoes`), na ordem da trilha."""
+    from tools.notebooks import paineis as todos
 
-    return {
-        nome: f
-        for nome, f in sorted(inspect.getmembers(widgets, inspect.isfunction))
-        if nome.startswith("painel_") and f.__module__ == widgets.__name__
-    }
+    return todos()
 
 
 def _no_passo(x: float, minimo: float, passo: float | None) -> float:

@@ -30,7 +30,7 @@ NOTA = (
 )
 
 FONTE_BASE = [
-    "import numpy as np\nimport matplotlib.pyplot as plt\nfrom helpers import attention, plots, widgets, checks",
+    "import numpy as np\nimport matplotlib.pyplot as plt\nfrom helpers import attention, corretor, paineis, plots",
     "fig, ax = plt.subplots(figsize=(5, 3))\nax.plot(np.arange(5), np.arange(5) ** 2, 'o-')\nplt.show()",
 ]
 

@@ -51,6 +51,7 @@ __all__ = [
     "band_count",
     "causal_tile_count",
     "attention_costs",
+    "computed_pairs",
 ]
 
 #: tamanho padrão dos blocos de queries e de keys da atenção por blocos (um bloco de escores
@@ -523,7 +524,7 @@ def attention_costs(
     window: int = 32,
     block_size: int = BLOCO_PADRAO,
     causal: bool = False,
-    bytes_per_number: int = 4,
+    bytes_per_value: int = 4,
 ) -> dict[str, dict[str, int]]:
     """As contas de custo de uma cabeça de atenção com ``n`` posições e vetores de tamanho ``d``.
 
@@ -537,7 +538,7 @@ def attention_costs(
       ``v`` e da saída — exata: a matriz de pesos ``n × n``; local: a faixa; linear: ``φ(K)ᵀV``
       (``d × d``) e ``φ(K)ᵀ1`` (``d``); por blocos: um bloco ``B × B`` de escores e o máximo e a soma
       corridos (``2B``);
-    - ``bytes``: ``numeros · bytes_per_number`` (4 = float32).
+    - ``bytes``: ``numeros · bytes_per_value`` (4 = float32).
 
     A exata com ``causal=True`` ainda calcula os ``n²`` escores (e joga fora os de cima da
     diagonal); a por blocos pula os blocos inteiramente no futuro (:func:`causal_tile_count`).
@@ -545,7 +546,7 @@ def attention_costs(
     n = val.positive_int(n, "n")
     d = val.positive_int(d, "d")
     b = min(val.positive_int(block_size, "block_size"), n)
-    nb = val.positive_int(bytes_per_number, "bytes_per_number")
+    nb = val.positive_int(bytes_per_value, "bytes_per_value")
     banda = band_count(n, window, causal=causal)
     escores_blocos = causal_tile_count(n, b) if causal else n * n
     custos = {
@@ -557,3 +558,59 @@ def attention_costs(
     for c in custos.values():
         c["bytes"] = c["numeros"] * nb
     return custos
+
+
+def _fraction_by_offset(resolution: int, s: int, lower: float, upper: float) -> np.ndarray:
+    """Para células ``s × s`` de uma grade ``resolution × resolution``: a fração dos pares ``(i, j)`` da
+    célula ``(I, J)`` com ``lower <= j − i <= upper``, que só depende de ``δ = J − I``.
+
+    Dentro de uma célula, ``j − i = δ·s + t`` com ``t`` de ``−(s − 1)`` a ``s − 1``, e cada ``t``
+    aparece ``s − |t|`` vezes; somas acumuladas dessas contagens dão a fração de cada ``δ`` sem
+    percorrer os ``n²`` pares.
+    """
+    t = np.arange(-(s - 1), s)
+    acc = np.concatenate(([0.0], np.cumsum(s - np.abs(t), dtype=float)))  # acc[k] = soma das k primeiras contagens
+    delta = np.arange(-(resolution - 1), resolution)
+    a = np.clip(lower - delta * s, -(s - 1), s)  # o intervalo de t permitido, cortado a [−(s − 1), s − 1]
+    b = np.clip(upper - delta * s, -s, s - 1)
+    count = np.where(a <= b, acc[(np.maximum(b, a - 1) + s).astype(int)] - acc[(a + s - 1).astype(int)], 0.0)
+    idx = np.arange(resolution)
+    return (count / (s * s))[idx[None, :] - idx[:, None] + resolution - 1]  # (R, R)
+
+
+def computed_pairs(n: int, method: str, window: int, block_size: int, causal: bool,
+                   resolution: int = 128) -> NDArray[np.float64]:
+    """Quais pares ``(query, key)`` cada método calcula, resumidos numa imagem ``(R, R)``, ``R = min(n, resolution)``.
+
+    Cada célula resume ``(n/R)²`` pares; o valor é a média de: 1 = calculado e usado, 0.5 = calculado
+    e descartado (mascarado), 0 = nem calculado. Com ``n > resolution``, ``n`` e ``block_size``
+    precisam ser potências de dois. ``method``: ``"exata"``, ``"local"`` (janela ``window`` de cada
+    lado), ``"linear"`` (nenhum par) ou ``"blocos"`` (blocos ``block_size × block_size``; com ``causal``,
+    os blocos inteiramente no futuro são pulados e os da diagonal, calculados e mascarados por dentro).
+    """
+    n = val.positive_int(n, "n")
+    w = val.window(window)
+    r = min(n, val.positive_int(resolution, "resolution"))
+    if n % r:
+        raise ValueError(f"n = {n} precisa ser múltiplo de {r} para resumir a matriz em {r} × {r} células.")
+    if method not in ("exata", "local", "linear", "blocos"):
+        raise ValueError(f"método desconhecido: {method!r}; use 'exata', 'local', 'linear' ou 'blocos'.")
+    s = n // r
+    if method == "linear":
+        return np.zeros((r, r))
+    if method == "local":
+        return _fraction_by_offset(r, s, -w, 0 if causal else w)
+    if not causal:
+        return np.ones((r, r))
+    past = _fraction_by_offset(r, s, -math.inf, 0)  # j <= i: calculado e usado
+    if method == "exata":
+        return past + 0.5 * (1.0 - past)  # a exata calcula também o futuro, e o descarta
+    b = min(val.positive_int(block_size, "block_size"), n)
+    if s <= b:  # células menores que os blocos: cada célula cai dentro de um bloco só
+        block_of_cell = np.arange(r) * s // b
+        same_block = block_of_cell[:, None] == block_of_cell[None, :]
+        return past + 0.5 * (1.0 - past) * same_block
+    # células maiores que os blocos: só a diagonal tem blocos cortados pela máscara
+    image = past.copy()
+    image[np.diag_indices(r)] += 0.5 * (s // b) * b * (b - 1) / 2 / (s * s)
+    return image

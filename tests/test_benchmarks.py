@@ -65,6 +65,7 @@ def test_slider_moves_cover_the_range():
     assert latencia.movimentos(W.Text(value="x"), 3) is None
 
 
+@pytest.mark.slow
 def test_one_notebook_against_the_baseline_and_a_failing_one(tmp_path):
     import nbformat
 

@@ -75,7 +75,7 @@ def test_outputs_clean_and_in_order(caminho):
 def test_dashboards_tagged_and_followed_by_static_figure(caminho):
     cells = [c for c in _nb(caminho)["cells"] if c["cell_type"] == "code"]
     for i, c in enumerate(cells):
-        if re.search(r"widgets\.painel_\w+\(", _fonte(c)) or re.search(r"\binteract\w*\(", _fonte(c)):
+        if re.search(r"licao\.painel_\w+\(", _fonte(c)) or re.search(r"\binteract\w*\(", _fonte(c)):
             assert "nbval-ignore-output" in _tags(c), _fonte(c)
             seguinte = _fonte(cells[i + 1]) if i + 1 < len(cells) else ""
             assert "figura_estatica()" in seguinte, f"falta a figura estática depois de: {_fonte(c)}"
@@ -89,7 +89,7 @@ def test_exercises_have_checker_hint_and_solution(caminho):
     codigo = "\n".join(_fonte(c) for c in resto if c["cell_type"] == "code")
     texto = "\n".join(_fonte(c) for c in resto if c["cell_type"] == "markdown")
     assert "NotImplementedError" in codigo, "falta o esqueleto do exercício"
-    assert re.search(r"checks\.check_\w+\(", codigo), "falta a célula de correção"
+    assert re.search(r"licao\.check_\w+\(", codigo), "falta a célula de correção"
     assert "Dica" in texto and "Solução" in texto and "<details>" in texto
 
 
@@ -121,11 +121,12 @@ def test_shared_nbcheck_is_clean():
 
 def test_helpers_importable_from_anywhere(tmp_path):
     # o pacote é instalado em modo editável (requirements.txt: `-e .`): nada de sys.path no notebook
-    r = subprocess.run([sys.executable, "-c", "import helpers.attention, helpers.widgets; print('ok')"],
+    r = subprocess.run([sys.executable, "-c", "import helpers.attention, helpers.licoes.softmax; print('ok')"],
                        cwd=tmp_path, capture_output=True, text=True)
     assert r.stdout.strip() == "ok", r.stderr
 
 
+@pytest.mark.slow
 def test_nbconvert_execute_from_repo_root(tmp_path):
     # como um estudante rodaria `jupyter nbconvert --execute` a partir da raiz do repositório
     raiz = PASTA.parent
@@ -147,3 +148,20 @@ def test_map_rows_do_not_break_markdown_tables():
         assert "|" not in etapa.titulo + etapa.resumo, etapa
     linhas = tn.mapa().splitlines()
     assert all(linha.count("|") == 4 for linha in linhas), linhas
+
+
+def test_one_notebook_one_lesson_module_one_test_file_one_guide_section():
+    raiz = PASTA.parent
+    guia = (raiz / "docs" / "guia_do_instrutor.md").read_text(encoding="utf-8")
+    secoes = re.findall(r"^## (\d\d) · (.+)$", guia, flags=re.M)
+    assert secoes == [(e.arquivo[:2], e.titulo) for e in tn.TRILHA], "o guia precisa de uma seção por notebook, na ordem"
+    licoes = sorted(p.stem for p in (raiz / "helpers" / "licoes").glob("*.py") if p.stem != "__init__")
+    assert sorted(e.licao for e in tn.TRILHA) == licoes, "cada notebook tem o seu módulo em helpers/licoes/, e só"
+    for etapa in tn.TRILHA:
+        assert (raiz / "tests" / "licoes" / f"test_{etapa.licao}.py").exists(), etapa.licao
+        modulo = tn.modulo_da_licao(etapa)
+        slug = etapa.arquivo[3:-6]  # sem o número: renumerar a trilha não mexe nas lições
+        assert f"``{slug}``" in (modulo.__doc__ or ""), f"a docstring de {modulo.__name__} deve nomear o notebook {slug}"
+        # o notebook importa a sua lição, e só ela, como `licao`
+        fontes = "\n".join(_fonte(c) for c in _nb(PASTA / etapa.arquivo)["cells"] if c["cell_type"] == "code")
+        assert re.findall(r"from helpers\.licoes import (\w+) as licao", fontes) == [etapa.licao], etapa.arquivo

@@ -6,19 +6,17 @@ desenhado e devolve o valor arredondado ao kernel. Um valor inicial fora da grad
 texto (visto nos testes de navegador: pesos 0.457/0.319 em vez de 0.455/0.320).
 """
 
-import inspect
-
 import ipywidgets as W
 import pytest
 
-from helpers import widgets
+from tools.notebooks import paineis
 
-PAINEIS = sorted(n for n, f in inspect.getmembers(widgets, inspect.isfunction) if n.startswith("painel_"))
+PAINEIS = paineis()
 
 
 @pytest.mark.parametrize("nome", PAINEIS)
 def test_valores_iniciais_dos_sliders_caem_no_passo(nome):
-    painel = getattr(widgets, nome)()
+    painel = PAINEIS[nome]()
     fora = []
     for controle_nome, c in painel.controles.items():
         if isinstance(c, (W.FloatSlider, W.IntSlider)):

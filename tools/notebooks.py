@@ -16,11 +16,16 @@ os marcadores ``<!-- mapa:inicio -->`` e ``<!-- mapa:fim -->`` no README.
 from __future__ import annotations
 
 import argparse
+import importlib
+import inspect
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 RAIZ = Path(__file__).resolve().parent.parent
 PASTA = RAIZ / "notebooks"
@@ -34,22 +39,39 @@ class Etapa:
     arquivo: str
     titulo: str
     resumo: str
+    licao: str  #: o módulo da lição em helpers/licoes/ (nomeado pelo tema, não pelo número)
 
 
 #: a trilha, na ordem (a mesma do DESIGN.md)
 TRILHA: list[Etapa] = [
-    Etapa("00_comece_aqui.ipynb", "Comece aqui", "como usar a coleção: mapa, sliders, exercícios corrigidos e checagem do ambiente"),
-    Etapa("01_gargalo_recorrente.ipynb", "O gargalo recorrente", "um estado oculto de tamanho fixo esquece o começo de sequências longas — medido; a atenção lê cada posição"),
-    Etapa("02_produto_escalar.ipynb", "Produto escalar", "q·k mede alinhamento (‖q‖ ‖k‖ cos θ); ordenar keys por uma query; sliders para q e k"),
-    Etapa("03_escala_raiz_d.ipynb", "A escala √d", "a variância de q·k cresce com d; o que isso faz com a softmax e com os gradientes"),
-    Etapa("04_softmax.ipynb", "Softmax", "de escores a pesos que somam 1; temperatura; a versão estável; o jacobiano"),
-    Etapa("05_soma_ponderada.ipynb", "A soma ponderada dos values", "a saída como média ponderada dos values; os exemplos resolvidos à mão e em código"),
-    Etapa("06_projecoes_qkv.ipynb", "Projeções Q, K, V", "W_q, W_k, W_v; a forma matricial softmax(QKᵀ/√d)V; significado contextual"),
-    Etapa("07_mascaras_e_atencao_cruzada.ipynb", "Máscaras e atenção cruzada", "máscaras causal e de padding; autoatenção versus atenção cruzada"),
-    Etapa("08_multi_head.ipynb", "Várias cabeças", "cabeças como subespaços; concatenação e W_o; GQA/MQA e a memória do KV cache"),
-    Etapa("09_custo_quadratico.ipynb", "O custo quadrático", "o custo n² medido; atenção local, linear e por blocos (softmax online)"),
-    Etapa("10_revisao.ipynb", "Revisão", "equívocos comuns, quiz de autoavaliação, resumo de uma página, próximos passos"),
+    Etapa("00_comece_aqui.ipynb", "Comece aqui", "como usar a coleção: mapa, sliders, exercícios corrigidos e checagem do ambiente", "comece"),
+    Etapa("01_gargalo_recorrente.ipynb", "O gargalo recorrente", "um estado oculto de tamanho fixo esquece o começo de sequências longas — medido; a atenção lê cada posição", "gargalo"),
+    Etapa("02_produto_escalar.ipynb", "Produto escalar", "q·k mede alinhamento (‖q‖ ‖k‖ cos θ); ordenar keys por uma query; sliders para q e k", "produto_escalar"),
+    Etapa("03_escala_raiz_d.ipynb", "A escala √d", "a variância de q·k cresce com d; o que isso faz com a softmax e com os gradientes", "escala"),
+    Etapa("04_softmax.ipynb", "Softmax", "de escores a pesos que somam 1; temperatura; a versão estável; o jacobiano", "softmax"),
+    Etapa("05_soma_ponderada.ipynb", "A soma ponderada dos values", "a saída como média ponderada dos values; os exemplos resolvidos à mão e em código", "soma_ponderada"),
+    Etapa("06_projecoes_qkv.ipynb", "Projeções Q, K, V", "W_q, W_k, W_v; a forma matricial softmax(QKᵀ/√d)V; significado contextual", "projecoes"),
+    Etapa("07_mascaras_e_atencao_cruzada.ipynb", "Máscaras e atenção cruzada", "máscaras causal e de padding; autoatenção versus atenção cruzada", "mascaras"),
+    Etapa("08_multi_head.ipynb", "Várias cabeças", "cabeças como subespaços; concatenação e W_o; GQA/MQA e a memória do KV cache", "cabecas"),
+    Etapa("09_custo_quadratico.ipynb", "O custo quadrático", "o custo n² medido; atenção local, linear e por blocos (softmax online)", "custo"),
+    Etapa("10_revisao.ipynb", "Revisão", "equívocos comuns, quiz de autoavaliação, resumo de uma página, próximos passos", "revisao"),
 ]
+
+
+def modulo_da_licao(etapa: Etapa) -> ModuleType:
+    """O módulo ``helpers.licoes.<licao>`` da etapa (os painéis, figuras e corretores do notebook)."""
+    return importlib.import_module(f"helpers.licoes.{etapa.licao}")
+
+
+def paineis() -> dict[str, Callable[..., Any]]:
+    """``{nome: função}`` de todo ``painel_*`` definido nas lições, na ordem da trilha."""
+    achados: dict[str, Callable[..., Any]] = {}
+    for etapa in TRILHA:
+        modulo = modulo_da_licao(etapa)
+        for nome, f in inspect.getmembers(modulo, inspect.isfunction):
+            if nome.startswith("painel_") and f.__module__ == modulo.__name__:
+                achados[nome] = f
+    return achados
 
 
 def existentes() -> list[str]:

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from helpers import widgets
-from helpers.checks import check_escores_escalados
+from helpers.licoes import escala as licao
+from helpers.licoes.escala import check_escores_escalados
 
 
 def _softmax(x):
@@ -25,12 +25,12 @@ def _norma_jacobiano(p):
 def test_norma_jacobiano_matches_matrix_and_closed_forms():
     rng = np.random.default_rng(0)
     P = np.array([_softmax(x) for x in rng.normal(size=(5, 7)) * 3])
-    np.testing.assert_allclose(widgets.norma_jacobiano_softmax(P), [_norma_jacobiano(p) for p in P])
+    np.testing.assert_allclose(licao._norma_do_jacobiano(P), [_norma_jacobiano(p) for p in P])
     # pesos uniformes sobre n: ‖J‖² = (n − 1)/n²  → 16 keys: √15 / 16 ≈ 0.242
-    assert widgets.norma_jacobiano_softmax(np.full(16, 1 / 16)) == pytest.approx(math.sqrt(15) / 16)
-    assert widgets.norma_jacobiano_softmax(np.eye(4)[1]) == 0.0
+    assert licao._norma_do_jacobiano(np.full(16, 1 / 16)) == pytest.approx(math.sqrt(15) / 16)
+    assert licao._norma_do_jacobiano(np.eye(4)[1]) == 0.0
     # quase one-hot: ainda positivo e minúsculo (a forma matricial não perde a precisão)
-    assert 0 < widgets.norma_jacobiano_softmax(_softmax(np.array([30.0, 0.0, 0.0]))) < 1e-11
+    assert 0 < licao._norma_do_jacobiano(_softmax(np.array([30.0, 0.0, 0.0]))) < 1e-11
 
 
 # --- painel ---------------------------------------------------------------------------------------
@@ -38,7 +38,7 @@ def test_norma_jacobiano_matches_matrix_and_closed_forms():
 
 @pytest.fixture(scope="module")
 def painel():
-    return widgets.painel_escala()
+    return licao.painel_escala()
 
 
 def _confere_estado(estado, d, escalar):
@@ -57,13 +57,13 @@ def _confere_estado(estado, d, escalar):
 def test_default_state(painel):
     estado = painel.definir(d=256, escalar=False)
     _confere_estado(estado, 256, False)
-    assert painel.controles["d"].options == tuple(widgets.DIMS_ESCALA)
+    assert painel.controles["d"].options == tuple(licao.DIMS_ESCALA)
     texto = painel.texto.value
     assert f"{estado['peso_max']:.3f}" in texto and f"{estado['norma_grad']:.2e}" in texto
     assert "q·k (sem escala)" in texto and "√d = 16.00" in texto
 
 
-@pytest.mark.parametrize("d", widgets.DIMS_ESCALA)
+@pytest.mark.parametrize("d", licao.DIMS_ESCALA)
 @pytest.mark.parametrize("escalar", [False, True])
 def test_every_state_matches_independent_computation(painel, d, escalar):
     antes = painel.imagem.value
@@ -85,7 +85,7 @@ def test_scaling_divides_scores_by_sqrt_d(painel):
 
 
 def test_score_spread_grows_like_sqrt_d_and_scaling_keeps_it_near_one(painel):
-    for d in widgets.DIMS_ESCALA:
+    for d in licao.DIMS_ESCALA:
         bruto = painel.definir(d=d, escalar=False)["desvio_pares"]
         escalado = painel.definir(d=d, escalar=True)["desvio_pares"]
         assert bruto == pytest.approx(math.sqrt(d), rel=0.2), d
@@ -102,7 +102,7 @@ def test_saturation_and_vanishing_gradient_without_scaling(painel):
 
 
 def test_other_seeds_and_sizes_work():
-    p = widgets.painel_escala(d=8, escalar=True, n_keys=4, n_queries=10, semente=1)
+    p = licao.painel_escala(d=8, escalar=True, n_keys=4, n_queries=10, semente=1)
     assert p.estado["pesos"].shape == (4,) and p.estado["K"].shape == (4, 8)
     _ = p.definir(d=1024)
     assert p.estado["escores"].shape == (4,)

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from helpers import plots, widgets
-from helpers.checks import check_escores
+from helpers import plots
+from helpers.licoes import produto_escalar as licao
+from helpers.licoes.produto_escalar import check_escores
 
 # --- painel de ranking -------------------------------------------------------------------------
 
@@ -18,8 +19,8 @@ def _q(angulo_graus, comprimento):
 
 
 def test_ranking_default_state_matches_independent_computation():
-    painel = widgets.painel_ranking_keys()
-    K = widgets.KEYS_RANKING
+    painel = licao.painel_ranking_keys()
+    K = licao.KEYS_RANKING
     q = _q(30, 1.5)
     esperado = np.array([sum(qi * ki for qi, ki in zip(q, k)) for k in K])  # laço, sem K @ q
     np.testing.assert_allclose(painel.estado["q"], q)
@@ -34,10 +35,10 @@ def test_ranking_default_state_matches_independent_computation():
 
 @pytest.mark.parametrize(("angulo", "vencedora"), [(5, "k₁"), (70, "k₂"), (150, "k₃"), (-65, "k₄"), (-117, "k₅")])
 def test_rotating_q_changes_the_winner(angulo, vencedora):
-    painel = widgets.painel_ranking_keys()
+    painel = licao.painel_ranking_keys()
     antes = painel.imagem.value
     painel.controles["angulo_q"].value = angulo
-    K = widgets.KEYS_RANKING
+    K = licao.KEYS_RANKING
     escores = K @ _q(angulo, 1.5)
     assert painel.estado["vencedora"] == vencedora
     assert int(np.argmax(escores)) == int(painel.estado["ordem"][0])
@@ -47,7 +48,7 @@ def test_rotating_q_changes_the_winner(angulo, vencedora):
 
 
 def test_length_of_q_scales_scores_but_keeps_the_order():
-    painel = widgets.painel_ranking_keys()
+    painel = licao.painel_ranking_keys()
     base = painel.definir(angulo_q=120, comprimento_q=1.0)
     dobro = painel.definir(angulo_q=120, comprimento_q=2.0)
     np.testing.assert_allclose(dobro["escores"], 2 * base["escores"])
@@ -59,14 +60,14 @@ def test_length_of_q_scales_scores_but_keeps_the_order():
 
 
 def test_zero_length_query_gives_zero_scores_without_nan_in_text():
-    painel = widgets.painel_ranking_keys()
+    painel = licao.painel_ranking_keys()
     estado = painel.definir(comprimento_q=0.0)
-    np.testing.assert_array_equal(estado["escores"], np.zeros(len(widgets.KEYS_RANKING)))
+    np.testing.assert_array_equal(estado["escores"], np.zeros(len(licao.KEYS_RANKING)))
     assert "indefinido" in painel.texto.value and "nan" not in painel.texto.value.lower()
 
 
 def test_every_control_accepts_its_extremes():
-    painel = widgets.painel_ranking_keys()
+    painel = licao.painel_ranking_keys()
     for nome, controle in painel.controles.items():
         for valor in (controle.min, controle.max):
             controle.value = valor
@@ -76,18 +77,18 @@ def test_every_control_accepts_its_extremes():
 
 def test_custom_keys_and_validation():
     K = np.array([[1.0, 0.0], [0.0, 2.0]])
-    painel = widgets.painel_ranking_keys(angulo_q=90, comprimento_q=1.0, keys=K)
+    painel = licao.painel_ranking_keys(angulo_q=90, comprimento_q=1.0, keys=K)
     np.testing.assert_allclose(painel.estado["escores"], [0.0, 2.0], atol=1e-12)
     assert painel.estado["vencedora"] == "k₂"
     fig, axes = plots.nova_figura(8, 4, ncols=2)
     with pytest.raises(ValueError, match="forma"):
-        plots.FiguraRankingKeys(axes[0, 0], axes[0, 1], np.ones((3, 3)))
+        licao.FiguraRankingKeys(axes[0, 0], axes[0, 1], np.ones((3, 3)))
 
 
 def test_key_labels_sit_past_the_arrowhead_and_off_the_dashed_line():
     fig, axes = plots.nova_figura(9, 4.2, ncols=2)
-    K = widgets.KEYS_RANKING
-    figura = plots.FiguraRankingKeys(axes[0, 0], axes[0, 1], K, escore_max=4.0)
+    K = licao.KEYS_RANKING
+    figura = licao.FiguraRankingKeys(axes[0, 0], axes[0, 1], K, escore_max=4.0)
     for angulo in (30, 120, -65):
         q = _q(angulo, 1.5)
         escores, _ = figura.atualizar(q)
@@ -104,20 +105,20 @@ def test_key_labels_sit_past_the_arrowhead_and_off_the_dashed_line():
 
 
 def test_static_ranking_figure():
-    fig = plots.figura_ranking_keys([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    fig = licao.figura_ranking_keys([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
     assert isinstance(fig, Figure)
     assert plots.png(fig)[:8] == b"\x89PNG\r\n\x1a\n"
-    assert plots.nomes_keys(3) == ["k₁", "k₂", "k₃"]
-    assert plots.nomes_keys(12)[-1] == "k₁₂"
+    assert licao.nomes_keys(3) == ["k₁", "k₂", "k₃"]
+    assert licao.nomes_keys(12)[-1] == "k₁₂"
 
 
 def test_dot_product_dashboard_still_shows_both_formulas():
     """O painel do notebook 00 (usado também no 02) continua igual."""
-    painel = widgets.painel_produto_escalar()
+    painel = licao.painel_produto_escalar()
     estado = painel.definir(angulo_q=0, comprimento_q=2.0, angulo_k=60, comprimento_k=1.5)
     assert estado["produto"] == pytest.approx(2.0 * 1.5 * 0.5)
     assert estado["cos"] == pytest.approx(0.5)
-    assert "mover_k" in widgets.painel_produto_escalar.__code__.co_varnames
+    assert "mover_k" in licao.painel_produto_escalar.__code__.co_varnames
 
 
 # --- corretor check_escores ---------------------------------------------------------------------

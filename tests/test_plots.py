@@ -1,10 +1,9 @@
 """Estilo de apresentação: ``plots.modo_apresentacao()`` deixa figuras e painéis maiores; ``modo_padrao()`` desfaz.
 
 Vale para o que for criado depois da chamada: figuras estáticas do pyplot/matplotlib e todos os
-painéis ``widgets.painel_*`` (descobertos sozinhos, como no benchmark).
+painéis ``painel_*`` das lições (descobertos sozinhos, como no benchmark).
 """
 
-import inspect
 import statistics
 
 import matplotlib as mpl
@@ -12,9 +11,11 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.text import Annotation, Text
 
-from helpers import plots, widgets
+from helpers import plots
+from helpers.licoes.produto_escalar import painel_produto_escalar
+from tools.notebooks import paineis
 
-PAINEIS = sorted(n for n, f in inspect.getmembers(widgets, inspect.isfunction) if n.startswith("painel_"))
+PAINEIS = paineis()
 
 
 @pytest.fixture(autouse=True)
@@ -110,7 +111,7 @@ def test_bloco_with_restaura_mesmo_com_erro():
 
 @pytest.mark.parametrize("nome", PAINEIS)
 def test_paineis_criados_depois_ficam_maiores(nome):
-    fabrica = getattr(widgets, nome)
+    fabrica = PAINEIS[nome]
     normal = fabrica()
     plots.modo_apresentacao()
     grande = fabrica()
@@ -129,7 +130,7 @@ def test_paineis_criados_depois_ficam_maiores(nome):
 
 
 def test_linhas_dos_paineis_de_setas_engrossam():
-    normal = widgets.painel_produto_escalar()
+    normal = painel_produto_escalar()
     with plots.apresentacao():
-        grande = widgets.painel_produto_escalar()
+        grande = painel_produto_escalar()
     assert _espessura_dos_dados(grande.fig) > _espessura_dos_dados(normal.fig)

@@ -1,10 +1,28 @@
-"""Checagem do ambiente: as versões encontradas e o que fazer quando algo falta ou é antigo."""
+"""Lição "Comece aqui" (notebook ``comece_aqui``): a checagem do ambiente, o painel do primeiro contato (só a query se mexe) e o primeiro exercício, o produto escalar.
+
+As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
+mostra e corrige.
+"""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from ..corretor import Array, Caso, Erro, Exercicio, Numero, conferir
+from ..formato import vetor
+from .produto_escalar import painel_produto_escalar
+
+__all__ = ["verificar_ambiente", "painel_produto_escalar", "check_produto_escalar"]
+
+# ---------------------------------------------------------------------------------------------
+# Checagem do ambiente: as versões encontradas e o que fazer quando algo falta ou é antigo
+# ---------------------------------------------------------------------------------------------
 
 INSTALAR = "pip install -r requirements.txt"
 
@@ -86,3 +104,46 @@ def verificar_ambiente(
         print("Algo precisa de atenção (veja acima). Depois de instalar, reinicie o kernel "
               "(menu Kernel › Restart Kernel) e rode esta célula de novo.")
     return tudo_ok
+
+
+# ---------------------------------------------------------------------------------------------
+# Corretores
+# ---------------------------------------------------------------------------------------------
+
+PRODUTO_ESCALAR = Exercicio(
+    nome="produto escalar",
+    casos=lambda: [
+        Caso(f"com q = {q} e k = {k}", {"q": np.array(q, dtype=float), "k": np.array(k, dtype=float)})
+        for q, k in (([1.0, 0.0], [0.5, 0.5]), ([2.0, -1.0, 3.0], [1.0, 4.0, -2.0]), ([3.0, 4.0], [-4.0, 3.0]))
+    ],
+    certo=lambda q, k: float(q @ k),
+    formato=Numero(),
+    acerto="Correto! q·k = Σ qᵢkᵢ. Repare no último caso: q = (3, 4) e k = (-4, 3) são perpendiculares e o "
+           "produto deu 0.",
+    erros=[
+        Erro("produto sem a soma",
+             lambda q, k: f"Você multiplicou coordenada a coordenada ({vetor(q * k)}), mas esqueceu de **somar** os "
+                          "produtos: q·k = q₁k₁ + q₂k₂ + … é um único número.",
+             resposta=lambda q, k: q * k, formato=Array()),
+        Erro("somou os vetores",
+             "Você somou os vetores (q + k). O produto escalar multiplica as coordenadas correspondentes e soma os "
+             "produtos.",
+             resposta=lambda q, k: q + k, formato=Array()),
+        Erro("multiplicou as somas",
+             "Você multiplicou as somas (Σq)(Σk). O certo é somar os produtos de cada par de coordenadas: Σ qᵢkᵢ.",
+             resposta=lambda q, k: float(q.sum() * k.sum())),
+        Erro("só a primeira coordenada",
+             "Você usou só a primeira coordenada. Some os produtos de **todas** as coordenadas (um laço ou "
+             "np.sum(q * k)).",
+             resposta=lambda q, k: float(q[0] * k[0])),
+    ],
+)
+
+
+def check_produto_escalar(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
+    """Confere ``fn(q, k)`` = produto escalar ``Σ qᵢ kᵢ`` de dois vetores 1-D (um número).
+
+    Reconhece: produto elemento a elemento sem a soma, soma dos vetores em vez dos produtos,
+    produto das somas, e o uso de só uma coordenada.
+    """
+    return conferir(PRODUTO_ESCALAR, fn)

@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 
 from helpers import recurrent as r
-from helpers import widgets
-from helpers.checks import check_passo_rnn
+from helpers.licoes import gargalo as licao
+from helpers.licoes.gargalo import check_passo_rnn
 
 # --- painel_gargalo --------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def painel():
-    return widgets.painel_gargalo()
+    return licao.painel_gargalo()
 
 
 def test_default_state_is_the_measured_grid(painel):
@@ -73,11 +73,11 @@ def test_every_control_value_works(painel):
 
 
 def test_static_figure_and_bad_default():
-    p = widgets.painel_gargalo(comprimento=3, tamanho_estado=16)
+    p = licao.painel_gargalo(comprimento=3, tamanho_estado=16)
     assert p.figura_estatica().data == p.imagem.value
     assert p.imagem.value[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="tamanho_estado precisa ser um de"):
-        widgets.painel_gargalo(tamanho_estado=33)
+        licao.painel_gargalo(tamanho_estado=33)
 
 
 # --- check_passo_rnn -------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ def test_check_passo_rnn_names_the_mistake(fn, explicacao, capsys):
 def test_swapped_matrices_explain_the_shapes(capsys):
     check_passo_rnn(passo_trocado)
     out = capsys.readouterr().out
-    assert "W_h (n, n)" in out and "W_x (n, d)" in out and "isso nem roda" in out
+    assert "W_h (n, n)" in out and "W_x (n, d)" in out and "nem roda" in out
 
 
 def test_check_passo_rnn_reports_other_exceptions(capsys):

@@ -9,17 +9,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import attention, checks, data, efficient, plots
+from helpers import attention, data, efficient
+from helpers.licoes import revisao as licao
 from tests._notebooks import solucoes_do_notebook
 
-RAIZ = Path(__file__).resolve().parent.parent
+RAIZ = Path(__file__).resolve().parents[2]
 NOTEBOOK = RAIZ / "notebooks" / "10_revisao.ipynb"
 PERGUNTAS = data.carregar_quiz()
 GABARITO = {p.numero: p.resposta for p in PERGUNTAS}
 
 
 def _rodar_quiz(capsys, respostas):
-    ok = checks.check_quiz(respostas)
+    ok = licao.check_quiz(respostas)
     return ok, capsys.readouterr().out
 
 
@@ -128,14 +129,14 @@ def test_todas_certas_passa(capsys):
     assert f"{len(PERGUNTAS)} de {len(PERGUNTAS)}" in saida
     for p in PERGUNTAS:
         trecho = _linha(saida, p.numero)
-        assert trecho.startswith(checks.OK) and p.explicacao in trecho
+        assert trecho.startswith(licao.OK) and p.explicacao in trecho
 
 
 def test_o_esqueleto_diz_ainda_nao_respondida_em_cada_pergunta(capsys):
     ok, saida = _rodar_quiz(capsys, {p.numero: None for p in PERGUNTAS})
     assert ok is False
     for p in PERGUNTAS:
-        assert f"{checks.PENDENTE} Pergunta {p.numero}: ainda não respondida." in saida
+        assert f"{licao.PENDENTE} Pergunta {p.numero}: ainda não respondida." in saida
     assert f"{len(PERGUNTAS)} ainda não respondidas" in saida
     # um dicionário vazio (ou faltando perguntas) também não quebra
     ok, saida = _rodar_quiz(capsys, {})
@@ -153,7 +154,7 @@ def test_cada_opcao_errada_recebe_a_sua_explicacao(capsys, numero, letra):
     ok, saida = _rodar_quiz(capsys, respostas)
     assert ok is False
     trecho = _linha(saida, numero)
-    assert trecho.startswith(f"{checks.ERRO} Pergunta {numero}: ({letra}) não.")
+    assert trecho.startswith(f"{licao.ERRO} Pergunta {numero}: ({letra}) não.")
     assert p.erros[letra] in trecho
     assert f"reveja o {p.revisar}" in trecho
     # nenhuma outra explicação de erro aparece nessa pergunta
@@ -161,7 +162,7 @@ def test_cada_opcao_errada_recebe_a_sua_explicacao(capsys, numero, letra):
         if outra != letra:
             assert texto not in trecho
     # as outras perguntas continuam certas
-    assert saida.count(checks.OK) == len(PERGUNTAS) - 1
+    assert saida.count(licao.OK) == len(PERGUNTAS) - 1
 
 
 @pytest.mark.parametrize(
@@ -174,7 +175,7 @@ def test_cada_numero_errado_conhecido_recebe_a_sua_explicacao(capsys, numero, in
     ok, saida = _rodar_quiz(capsys, {numero: erro.valor})
     assert ok is False
     trecho = _linha(saida, numero)
-    assert trecho.startswith(f"{checks.ERRO} Pergunta {numero}:")
+    assert trecho.startswith(f"{licao.ERRO} Pergunta {numero}:")
     assert erro.explicacao in trecho and f"reveja o {p.revisar}" in trecho
     assert p.dica not in trecho
 
@@ -190,18 +191,18 @@ def test_formatos_de_resposta_aceitos_e_recusados(capsys):
     escolha = next(q for q in PERGUNTAS if q.tipo == "escolha")
     numerica = next(q for q in PERGUNTAS if q.tipo == "numero")
     for variante in (escolha.resposta.upper(), f" {escolha.resposta}) ", f"({escolha.resposta})"):
-        situacao, _ = checks.avaliar_resposta(escolha, variante)
+        situacao, _ = licao.avaliar_resposta(escolha, variante)
         assert situacao == "certa", variante
     for variante in (numerica.resposta, str(numerica.resposta).replace(".", ","), np.float32(numerica.resposta)):
-        situacao, _ = checks.avaliar_resposta(numerica, variante)
+        situacao, _ = licao.avaliar_resposta(numerica, variante)
         assert situacao == "certa", variante
-    situacao, mensagem = checks.avaliar_resposta(escolha, "z")
+    situacao, mensagem = licao.avaliar_resposta(escolha, "z")
     assert situacao == "errada" and "responda com uma das letras a, b, c, d" in mensagem
-    situacao, mensagem = checks.avaliar_resposta(escolha, 2)
+    situacao, mensagem = licao.avaliar_resposta(escolha, 2)
     assert situacao == "errada" and "como texto" in mensagem
-    situacao, mensagem = checks.avaliar_resposta(numerica, "dezesseis")
+    situacao, mensagem = licao.avaliar_resposta(numerica, "dezesseis")
     assert situacao == "errada" and "a resposta é um número" in mensagem
-    situacao, _ = checks.avaliar_resposta(numerica, True)
+    situacao, _ = licao.avaliar_resposta(numerica, True)
     assert situacao == "errada"
 
 
@@ -219,7 +220,7 @@ def test_entradas_estranhas_nao_quebram_o_corretor(capsys):
 
 
 def test_o_texto_do_quiz_mostra_as_perguntas_e_nao_as_respostas():
-    texto = checks.texto_do_quiz()
+    texto = licao.texto_do_quiz()
     for p in PERGUNTAS:
         assert f"**{p.numero}.** {p.enunciado}" in texto
         assert p.explicacao not in texto
@@ -264,16 +265,16 @@ def _fazer_mecanismo(*, escala="d_head", dividir="certo", juntar="certo", eixo=-
 
 
 def test_mecanismo_certo_passa(capsys):
-    assert checks.check_mecanismo(_fazer_mecanismo()) is True
+    assert licao.check_mecanismo(_fazer_mecanismo()) is True
     assert "Correto" in capsys.readouterr().out
-    assert checks.check_mecanismo(_fazer_mecanismo(devolve_pesos=True)) is True
+    assert licao.check_mecanismo(_fazer_mecanismo(devolve_pesos=True)) is True
 
 
 def test_mecanismo_esqueleto_nao_quebra(capsys):
     def mecanismo(X, W_q, W_k, W_v, W_o, n_heads):
         raise NotImplementedError("complete aqui")
 
-    assert checks.check_mecanismo(mecanismo) is False
+    assert licao.check_mecanismo(mecanismo) is False
     assert "ainda não foi implementada" in capsys.readouterr().out
 
 
@@ -293,7 +294,7 @@ def test_mecanismo_esqueleto_nao_quebra(capsys):
     ],
 )
 def test_mecanismo_erros_conhecidos_tem_a_sua_explicacao(capsys, opcoes, trecho):
-    assert checks.check_mecanismo(_fazer_mecanismo(**opcoes)) is False
+    assert licao.check_mecanismo(_fazer_mecanismo(**opcoes)) is False
     saida = capsys.readouterr().out
     assert trecho in saida, saida
 
@@ -302,13 +303,13 @@ def test_mecanismo_forma_errada_e_erro_de_forma(capsys):
     def so_as_cabecas(X, W_q, W_k, W_v, W_o, n_heads):
         return np.zeros((X.shape[0], 2))
 
-    assert checks.check_mecanismo(so_as_cabecas) is False
-    assert "deveria ter forma (n, d_out) = (3, 6)" in capsys.readouterr().out
+    assert licao.check_mecanismo(so_as_cabecas) is False
+    assert "deveria ter forma (3, 6), mas veio (3, 2)" in capsys.readouterr().out
 
     def quebra(X, W_q, W_k, W_v, W_o, n_heads):
         return W_q @ X  # (6, 6) @ (3, 6): erro de forma
 
-    assert checks.check_mecanismo(quebra) is False
+    assert licao.check_mecanismo(quebra) is False
     assert "levantou ValueError" in capsys.readouterr().out
 
 
@@ -340,7 +341,7 @@ def test_figura_mecanismo_mostra_formas_e_pesos_de_verdade():
     import matplotlib.pyplot as plt
 
     X, W_q, W_k, W_v, W_o = _exemplo_da_secao_1()
-    fig = plots.figura_mecanismo(X, W_q, W_k, W_v, W_o, 2)
+    fig = licao.figura_mecanismo(X, W_q, W_k, W_v, W_o, 2)
     try:
         textos = [t.get_text() for ax in fig.axes for t in ax.texts]
         tudo = "\n".join(textos)
@@ -350,7 +351,7 @@ def test_figura_mecanismo_mostra_formas_e_pesos_de_verdade():
         numeros = [float(t.get_text()) for t in mapa.texts]
         assert np.allclose(numeros, pesos[0].ravel(), atol=5e-4)
         assert numeros[:3] == [0.456, 0.225, 0.32]
-        fig2 = plots.figura_mecanismo(X, W_q, W_k, W_v, W_o, 2, cabeca=1)
+        fig2 = licao.figura_mecanismo(X, W_q, W_k, W_v, W_o, 2, cabeca=1)
         numeros2 = [float(t.get_text()) for t in fig2.axes[-1].texts]
         assert np.allclose(numeros2, pesos[1].ravel(), atol=5e-4)
         plt.close(fig2)
@@ -375,7 +376,7 @@ def test_o_esqueleto_do_notebook_tem_uma_chave_none_por_pergunta():
 
 def test_o_notebook_mostra_as_perguntas_a_partir_dos_dados():
     codigo = [_fonte(c) for c in _celulas() if c["cell_type"] == "code"]
-    assert any("checks.texto_do_quiz()" in c for c in codigo)
+    assert any("licao.texto_do_quiz()" in c for c in codigo)
     markdown = "\n".join(_fonte(c) for c in _celulas() if c["cell_type"] == "markdown")
     for p in PERGUNTAS:  # os enunciados não são copiados à mão no notebook (não têm como divergir)
         assert p.enunciado not in markdown
@@ -388,10 +389,10 @@ def _solucoes():
 def test_as_solucoes_do_notebook_passam(capsys):
     blocos = _solucoes()
     assert len(blocos) == 2
-    ambiente = {"np": np, "checks": checks}
+    ambiente = {"np": np, "licao": licao}
     exec(blocos[0], ambiente)
     assert ambiente["ok"] is True
     assert ambiente["respostas"] == GABARITO
     exec(blocos[1], ambiente)
-    assert checks.check_mecanismo(ambiente["mecanismo"]) is True
+    assert licao.check_mecanismo(ambiente["mecanismo"]) is True
     assert "Correto" in capsys.readouterr().out

@@ -12,16 +12,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import attention, checks, plots, widgets
+from helpers import attention, plots
+from helpers.corretor import corrigir
+from helpers.licoes import mascaras as licao
+from tests._corretor import confere_erro_nomeado
 from tests._notebooks import solucoes_do_notebook
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "07_mascaras_e_atencao_cruzada.ipynb"
-N = len(widgets.FRASE_MASCARAS)
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "07_mascaras_e_atencao_cruzada.ipynb"
+N = len(licao.FRASE_MASCARAS)
 
 
 def referencia(L, causal, padding, semente=0):
     """Tokens, máscara, pesos e saídas do painel, calculados à parte (laços, math.exp)."""
-    dados = widgets._dados_mascaras(widgets.FRASE_MASCARAS, 4, 3, semente)  # só os vetores de entrada
+    dados = licao._dados_mascaras(licao.FRASE_MASCARAS, 4, 3, semente)  # só os vetores de entrada
     ids = list(range(L)) + [N] * (N - L)
     Q, K, V = dados["Q"][ids], dados["K"][ids], dados["V"][ids]
     pode = np.array([[(not causal or j <= i) and (not padding or j < L) for j in range(N)] for i in range(N)])
@@ -38,7 +41,7 @@ def referencia(L, causal, padding, semente=0):
 
 
 def test_padrao_bate_com_a_conta_independente():
-    p = widgets.painel_mascaras()
+    p = licao.painel_mascaras()
     e = p.estado
     assert (e["causal"], e["padding"], e["comprimento"], e["query"]) == (True, True, 4, 2)
     tokens, pode, pesos, saidas = referencia(4, True, True)
@@ -60,7 +63,7 @@ def test_padrao_bate_com_a_conta_independente():
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("padding", [False, True])
 def test_controles_batem_com_a_conta_independente(L, causal, padding):
-    p = widgets.painel_mascaras()
+    p = licao.painel_mascaras()
     p.definir(comprimento=L, causal=causal, padding=padding, query=N - 1)
     tokens, pode, pesos, saidas = referencia(L, causal, padding)
     e = p.estado
@@ -75,7 +78,7 @@ def test_controles_batem_com_a_conta_independente(L, causal, padding):
 
 
 def test_cada_controle_muda_numeros_texto_e_png():
-    p = widgets.painel_mascaras()
+    p = licao.painel_mascaras()
     passos = {"causal": False, "padding": False, "comprimento": 5, "query": 3}
     for nome, valor in passos.items():
         p.definir(causal=True, padding=True, comprimento=4, query=2)
@@ -88,7 +91,7 @@ def test_cada_controle_muda_numeros_texto_e_png():
 
 
 def test_desligar_o_padding_da_peso_ao_pad():
-    p = widgets.painel_mascaras(causal=False, padding=True, query=0)
+    p = licao.painel_mascaras(causal=False, padding=True, query=0)
     assert p.estado["peso_no_pad"] == 0.0
     p.controles["padding"].value = False
     _, _, pesos, _ = referencia(4, False, False)
@@ -98,7 +101,7 @@ def test_desligar_o_padding_da_peso_ao_pad():
 
 
 def test_causal_nao_vaza_e_query_zero_ve_so_a_si():
-    p = widgets.painel_mascaras(causal=True, padding=False, query=0)
+    p = licao.painel_mascaras(causal=True, padding=False, query=0)
     np.testing.assert_allclose(p.estado["pesos_query"], [1, 0, 0, 0, 0, 0])
     for q in range(N):
         p.controles["query"].value = q
@@ -107,14 +110,14 @@ def test_causal_nao_vaza_e_query_zero_ve_so_a_si():
 
 
 def test_comprimento_troca_pad_por_palavra():
-    p = widgets.painel_mascaras()
+    p = licao.painel_mascaras()
     p.controles["comprimento"].value = 5
     assert p.estado["tokens"][4] == "livro" and p.estado["tokens"][5] == "<pad>"
     assert p.estado["permitido"][4, 4] and not p.estado["permitido"][4, 5]
 
 
 def test_extremos_dos_sliders_sem_nan():
-    p = widgets.painel_mascaras()
+    p = licao.painel_mascaras()
     for nome in ("comprimento", "query"):
         c = p.controles[nome]
         for valor in (c.min, c.max):
@@ -123,18 +126,10 @@ def test_extremos_dos_sliders_sem_nan():
             np.testing.assert_allclose(p.estado["somas"], 1.0)
 
 
-def test_atualizacao_rapida():
-    p = widgets.painel_mascaras()
-    tempos = []
-    for valor in (3, 4, 5, 4):
-        p.controles["comprimento"].value = valor
-        tempos.append(p.ultimo_tempo_ms)
-    assert sorted(tempos)[len(tempos) // 2] < 500  # folga para máquinas lentas; o alvo é ≤ 50 ms
-
 
 def test_painel_recusa_frase_curta():
     with pytest.raises(ValueError, match="pelo menos 2"):
-        widgets.painel_mascaras(palavras=("só",))
+        licao.painel_mascaras(palavras=("só",))
 
 
 # --- o mapa de pesos -------------------------------------------------------------------------------
@@ -142,7 +137,7 @@ def test_painel_recusa_frase_curta():
 
 def test_mapa_marca_celulas_proibidas_e_somas():
     fig, axes = plots.nova_figura(5, 4)
-    mapa = plots.MapaDePesos(axes[0, 0], 3, 3)
+    mapa = licao.MapaDePesos(axes[0, 0], 3, 3)
     pesos = np.array([[1.0, 0, 0], [0.25, 0.75, 0], [0.2, 0.3, 0.5]])
     mapa.atualizar(pesos, attention.causal_mask(3), ["x", "y", "z"], ["x", "y", "z"])
     textos = [[t.get_text() for t in linha] for linha in mapa.textos]
@@ -156,7 +151,7 @@ def test_mapa_marca_celulas_proibidas_e_somas():
 
 
 def test_figura_pesos_nao_quadrada():
-    fig = plots.figura_pesos(np.full((2, 4), 0.25), ["I", "like"], ["eu", "gosto", "de", "café"], titulo="t")
+    fig = licao.figura_pesos(np.full((2, 4), 0.25), ["I", "like"], ["eu", "gosto", "de", "café"], titulo="t")
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["eu", "gosto", "de", "café"]
     assert ax.get_title() == "t"
@@ -174,11 +169,34 @@ def _rodar(corretor, fn, capsys):
     return ok, capsys.readouterr().out
 
 
-def test_mascara_causal_certa(capsys):
-    for fn in (lambda n: np.tri(n, dtype=bool), lambda n: np.arange(n)[None, :] <= np.arange(n)[:, None]):
-        ok, texto = _rodar(checks.check_mascara_causal, fn, capsys)
-        assert ok and "Correto" in texto
+def _causal_laco(n):
+    """Célula a célula, em listas de bool."""
+    return [[j <= i for j in range(n)] for i in range(n)]
 
+
+def _causal_preenchida(n):
+    m = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        m[i, : i + 1] = True
+    return m
+
+
+CERTAS_CAUSAL = {
+    "np.tri": lambda n: np.tri(n, dtype=bool),
+    "j <= i": lambda n: np.arange(n)[None, :] <= np.arange(n)[:, None],
+    "np.tril de uns booleanos": lambda n: np.tril(np.ones((n, n), dtype=bool)),
+    "listas de bool, com laços": _causal_laco,
+    "tupla de tuplas": lambda n: tuple(tuple(bool(j <= i) for j in range(n)) for i in range(n)),
+    "preenchida linha a linha": _causal_preenchida,
+    "não do triângulo de cima": lambda n: ~np.triu(np.ones((n, n), dtype=bool), k=1),
+    "attention.causal_mask": attention.causal_mask,
+}
+
+
+@pytest.mark.parametrize("nome", list(CERTAS_CAUSAL))
+def test_mascara_causal_certa(nome, capsys):
+    ok, texto = _rodar(licao.check_mascara_causal, CERTAS_CAUSAL[nome], capsys)
+    assert ok and "Correto" in texto, texto
 
 
 @pytest.mark.parametrize("fn, trecho", [
@@ -189,31 +207,74 @@ def test_mascara_causal_certa(capsys):
     (lambda n: np.tri(n, k=1, dtype=bool), "Um passo a mais"),
     (lambda n: np.eye(n, dtype=bool), "Só a diagonal"),
     (lambda n: np.ones((n, n), dtype=bool), "Tudo True"),
-    (lambda n: np.tri(n), "dtype float64"),
-    (lambda n: np.tri(n, dtype=int), "dtype int64"),
-    (lambda n: np.tri(n + 1, dtype=bool), "forma (4, 4)"),
-    (lambda n: np.tri(n, dtype=bool)[None], "forma (4, 4)"),
+    (lambda n: np.tri(n), "precisa ser **booleana**"),
+    (lambda n: np.tri(n, dtype=int), "veio com **números**"),
+    (lambda n: np.tri(n + 1, dtype=bool), "deveria ter forma (4, 4), mas veio (5, 5)"),
+    (lambda n: np.tri(n, dtype=bool)[None], "deveria ter forma (4, 4)"),
     (lambda n: np.tri(n, dtype=bool).ravel(), "arrumados em outra forma"),
     (lambda n: np.where(np.tri(n, dtype=bool), 0.0, -np.inf), "aditiva"),
     (lambda n: np.fliplr(np.tri(n, dtype=bool)), "espelhado"),
 ])
 def test_mascara_causal_erros_reconhecidos(fn, trecho, capsys):
-    ok, texto = _rodar(checks.check_mascara_causal, fn, capsys)
+    ok, texto = _rodar(licao.check_mascara_causal, fn, capsys)
     assert not ok
     assert trecho in texto, texto
+    assert "seção" not in texto
+
+
+#: uma resposta errada para cada erro nomeado de MASCARA_CAUSAL
+NOMEADOS_CAUSAL = {
+    "números no lugar de booleanos": lambda n: np.tril(np.ones((n, n))),
+    "máscara aditiva (0/−inf)": lambda n: np.where(np.arange(n)[None, :] <= np.arange(n)[:, None], 0.0, -np.inf),
+    "tudo True (máscara ignorada)": lambda n: np.full((n, n), True),
+    "triângulo de cima": lambda n: np.arange(n)[None, :] >= np.arange(n)[:, None],
+    "convenção invertida (True = proibido)": lambda n: np.arange(n)[None, :] > np.arange(n)[:, None],
+    "diagonal excluída": lambda n: np.arange(n)[None, :] < np.arange(n)[:, None],
+    "um passo a mais (vê o seguinte)": lambda n: np.arange(n)[None, :] <= np.arange(n)[:, None] + 1,
+    "só a diagonal": lambda n: np.eye(n, dtype=bool),
+    "tudo False": lambda n: np.zeros((n, n), dtype=bool),
+    "triângulo espelhado": lambda n: np.fliplr(np.tri(n, dtype=bool)),
+    "forma errada com os valores certos": lambda n: np.tri(n, dtype=bool).reshape(1, n * n),
+}
+
+
+
+@pytest.mark.parametrize("nome", list(NOMEADOS_CAUSAL))
+def test_mascara_causal_nomeia_cada_erro(nome):
+    confere_erro_nomeado(licao.MASCARA_CAUSAL, NOMEADOS_CAUSAL, nome)
+
+
+def test_mascara_causal_numeros_com_padrao_errado_recebem_o_nome_do_padrao():
+    """O aviso de dtype só vem quando o padrão está certo; antes, o erro do padrão."""
+    assert corrigir(licao.MASCARA_CAUSAL, lambda n: np.triu(np.ones((n, n)))).erro == "triângulo de cima"
+    assert corrigir(licao.MASCARA_CAUSAL, lambda n: np.tri(n, k=-1, dtype=int)).erro == "diagonal excluída"
+
+
+def test_mascara_causal_mostra_o_esperado_e_o_que_veio():
+    v = corrigir(licao.MASCARA_CAUSAL, lambda n: np.tri(n, k=-1, dtype=bool))
+    assert "esperava\n[[1 0 0 0]\n [1 1 0 0]\n [1 1 1 0]\n [1 1 1 1]]\nveio\n[[0 0 0 0]" in v.mensagem
+
+
+def test_mascara_causal_as_variantes_sao_distintas_e_erradas():
+    variantes = [e for e in licao.MASCARA_CAUSAL.erros if e.resposta is not None]
+    for n in (4, 6):
+        valores = [np.tri(n, dtype=bool)] + [e.resposta(n=n) for e in variantes]
+        for i in range(len(valores)):
+            for j in range(i + 1, len(valores)):
+                assert not np.array_equal(valores[i], valores[j]), (n, i, j)
 
 
 def test_mascara_causal_esqueleto_e_excecao(capsys):
     def mascara_causal(n):
         raise NotImplementedError("complete aqui")
 
-    ok, texto = _rodar(checks.check_mascara_causal, mascara_causal, capsys)
+    ok, texto = _rodar(licao.check_mascara_causal, mascara_causal, capsys)
     assert not ok and "ainda não foi implementada" in texto
 
     def quebrada(n):
         return np.tri(n, dtype=bool) @ np.ones(n + 1)
 
-    ok, texto = _rodar(checks.check_mascara_causal, quebrada, capsys)
+    ok, texto = _rodar(licao.check_mascara_causal, quebrada, capsys)
     assert not ok and "levantou ValueError" in texto
 
 
@@ -224,36 +285,99 @@ def _pad(lengths, n):
     return np.arange(n)[None, :] < np.asarray(lengths)[:, None]
 
 
-def test_mascara_padding_certa(capsys):
-    for fn in (lambda lengths, n: _pad(lengths, n)[:, None, :], attention.padding_mask):
-        ok, texto = _rodar(checks.check_mascara_padding, fn, capsys)
-        assert ok and "Correto" in texto
+def _padding_laco(lengths, n):
+    """Frase a frase, posição a posição, em listas de bool."""
+    return [[[j < int(L) for j in range(n)]] for L in lengths]
+
+
+def _padding_preenchida(lengths, n):
+    m = np.zeros((len(lengths), 1, n), dtype=bool)
+    for b, L in enumerate(lengths):
+        m[b, 0, :L] = True
+    return m
+
+
+CERTAS_PADDING = {
+    "comparação com [:, None, :]": lambda lengths, n: _pad(lengths, n)[:, None, :],
+    "np.expand_dims": lambda lengths, n: np.expand_dims(_pad(lengths, n), 1),
+    "listas de bool, com laços": _padding_laco,
+    "preenchida frase a frase": _padding_preenchida,
+    "reshape": lambda lengths, n: _pad(lengths, n).reshape(len(lengths), 1, n),
+    "attention.padding_mask": attention.padding_mask,
+}
+
+
+@pytest.mark.parametrize("nome", list(CERTAS_PADDING))
+def test_mascara_padding_certa(nome, capsys):
+    ok, texto = _rodar(licao.check_mascara_padding, CERTAS_PADDING[nome], capsys)
+    assert ok and "Correto" in texto, texto
 
 
 @pytest.mark.parametrize("fn, trecho", [
     (lambda L, n: (np.arange(n)[None, :] <= L[:, None])[:, None, :], "j <= lengths"),
     (lambda L, n: (np.arange(n)[None, :] < L[:, None] - 1)[:, None, :], "último token de verdade"),
     (lambda L, n: ~_pad(L, n)[:, None, :], "Máscara invertida"),
-    (lambda L, n: (np.arange(n)[None, :] < n - L[:, None])[:, None, :], "padding à **esquerda**"),
+    (lambda L, n: (np.arange(n)[None, :] >= n - L[:, None])[:, None, :], "padding à **esquerda**"),
+    (lambda L, n: (np.arange(n)[None, :] < n - L[:, None])[:, None, :], "número de <pad>"),
     (lambda L, n: _pad(L, n), "eixo do meio"),
     (lambda L, n: _pad(L, n)[:, :, None], "(b, n, 1)"),
     (lambda L, n: np.broadcast_to(_pad(L, n)[:, None, :], (len(L), n, n)), "repete a mesma linha"),
-    (lambda L, n: (np.arange(n) < L)[:, None, :], "erro de broadcasting"),
-    (lambda L, n: _pad(L, n)[:, None, :].astype(int), "dtype int64"),
+    (lambda L, n: (np.arange(n) < L)[:, None, :], "could not be broadcast"),
+    (lambda L, n: (np.arange(n) < L)[:, None, :], "np.arange(n) tem forma (5,) e lengths tem forma (3,)"),
+    (lambda L, n: _pad(L, n)[:, None, :].astype(int), "veio com **números**"),
     (lambda L, n: np.where(_pad(L, n)[:, None, :], 0.0, -np.inf), "aditiva"),
-    (lambda L, n: _pad(L, n).T[:, None, :], "deveria ter forma (b, 1, n)"),
+    (lambda L, n: _pad(L, n).T[:, None, :], "deveria ter forma (3, 1, 5), mas veio (5, 1, 3)"),
+    (lambda L, n: _pad(L, n).T[:, None, :], "tem forma (b, 1, n)"),
 ])
 def test_mascara_padding_erros_reconhecidos(fn, trecho, capsys):
-    ok, texto = _rodar(checks.check_mascara_padding, fn, capsys)
+    ok, texto = _rodar(licao.check_mascara_padding, fn, capsys)
     assert not ok
     assert trecho in texto, texto
+    assert "seção" not in texto
+
+
+#: uma resposta errada para cada erro nomeado de MASCARA_PADDING
+NOMEADOS_PADDING = {
+    "números no lugar de booleanos": lambda L, n: _pad(L, n)[:, None, :].astype(float),
+    "máscara aditiva (0/−inf)": lambda L, n: np.where(_pad(L, n), 0.0, -np.inf)[:, None, :],
+    "sem o eixo do meio: (b, n)": lambda L, n: _pad(L, n),
+    "máscara nas queries: (b, n, 1)": lambda L, n: _pad(L, n)[:, :, None],
+    "matriz cheia (b, n, n)": lambda L, n: np.repeat(_pad(L, n)[:, None, :], n, axis=1),
+    "erro de um: j <= lengths": lambda L, n: (np.arange(n)[None, :] <= L[:, None])[:, None, :],
+    "erro de um: j < lengths − 1": lambda L, n: (np.arange(n)[None, :] < L[:, None] - 1)[:, None, :],
+    "convenção invertida (True no padding)": lambda L, n: (np.arange(n)[None, :] >= L[:, None])[:, None, :],
+    "padding à esquerda": lambda L, n: (np.arange(n)[None, :] >= n - L[:, None])[:, None, :],
+    "n − lengths no lugar de lengths": lambda L, n: (np.arange(n)[None, :] < n - L[:, None])[:, None, :],
+    "tudo True (máscara ignorada)": lambda L, n: np.ones((len(L), 1, n), dtype=bool),
+}
+
+
+
+@pytest.mark.parametrize("nome", list(NOMEADOS_PADDING))
+def test_mascara_padding_nomeia_cada_erro(nome):
+    confere_erro_nomeado(licao.MASCARA_PADDING, NOMEADOS_PADDING, nome)
+
+
+def test_mascara_padding_comparacao_sem_alinhar_os_eixos_e_erro_de_forma_explicado():
+    v = corrigir(licao.MASCARA_PADDING, lambda L, n: (np.arange(n) < L)[:, None, :])
+    assert v.erro == "forma" and "np.arange(n)[None, :] < lengths[:, None]" in v.mensagem
+
+
+def test_mascara_padding_as_variantes_sao_distintas_e_erradas():
+    variantes = [e for e in licao.MASCARA_PADDING.erros if e.resposta is not None]
+    for caso in licao._casos_padding():
+        certo = _pad(**caso.entradas)[:, None, :]
+        valores = [certo] + [np.asarray(e.resposta(**caso.entradas)) for e in variantes]
+        for i in range(len(valores)):
+            for j in range(i + 1, len(valores)):
+                assert valores[i].shape != valores[j].shape or not np.array_equal(valores[i], valores[j]), (i, j)
 
 
 def test_mascara_padding_esqueleto(capsys):
     def mascara_padding(lengths, n):
         raise NotImplementedError("complete aqui")
 
-    ok, texto = _rodar(checks.check_mascara_padding, mascara_padding, capsys)
+    ok, texto = _rodar(licao.check_mascara_padding, mascara_padding, capsys)
     assert not ok and "ainda não foi implementada" in texto
 
 
@@ -264,16 +388,6 @@ def _solucoes():
     return solucoes_do_notebook(NOTEBOOK)
 
 
-def test_solucoes_do_notebook_passam_nos_corretores(capsys):
-    blocos = _solucoes()
-    assert len(blocos) == 3
-    ns = {"np": np}
-    for bloco in blocos:
-        exec(bloco, ns)
-    assert checks.check_attention(ns["atencao_com_mascara"]) is True
-    assert checks.check_mascara_causal(ns["mascara_causal"]) is True
-    assert checks.check_mascara_padding(ns["mascara_padding"]) is True
-    assert capsys.readouterr().out.count("Correto") == 3
 
 
 def test_atencao_com_mascara_erros_classicos(capsys):
@@ -295,9 +409,9 @@ def test_atencao_com_mascara_erros_classicos(capsys):
     def invertida(q, K, V, mask=None):
         return base(q, K, V, mask, invertida=True)
 
-    assert checks.check_attention(depois) is False
+    assert licao.check_attention(depois) is False
     assert "Máscara aplicada depois da softmax" in capsys.readouterr().out
-    assert checks.check_attention(invertida) is False
+    assert licao.check_attention(invertida) is False
     assert "Máscara invertida" in capsys.readouterr().out
 
 

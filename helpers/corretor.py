@@ -1,0 +1,644 @@
+"""A base dos corretores dos exercícios: um exercício é *dado*, o laço é escrito uma vez só.
+
+Um exercício (:class:`Exercicio`) se declara com:
+
+- os **casos** (:class:`Caso`): entradas pequenas, com uma descrição em português;
+- a **resposta certa** de cada caso (uma função das entradas, em geral do núcleo);
+- os **erros clássicos** (:class:`Erro`): cada um sabe construir a resposta errada a partir das
+  entradas (ou reconhecê-la por uma condição) e explica, em português, o que deu errado e onde olhar;
+- a mensagem de **acerto**.
+
+:func:`corrigir` roda a função do estudante em cada caso (com cópias das entradas, avisos numéricos
+silenciados e um limite de tempo), compara a resposta com a certa no :class:`Formato` pedido (que
+aceita as formas equivalentes: lista ou tupla, array ou número do numpy) e, se algo não bate, procura
+o erro clássico que explica o que aconteceu. Nada do que a função do estudante faça (levantar uma
+exceção, devolver ``None``, um tipo estranho, NaN, demorar para sempre) vira um *traceback* do
+corretor: tudo vira um :class:`Veredito` com uma mensagem que ensina.
+
+Num notebook::
+
+    ok = licao.check_softmax(minha_softmax)     # imprime o veredito e devolve True/False
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+import signal
+import threading
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .formato import milhares, vetor
+
+OK = "✅"
+ERRO = "❌"
+PENDENTE = "⏳"
+
+#: segundos que a função do estudante tem para responder a um caso
+TEMPO_LIMITE = 10.0
+
+
+@dataclass(frozen=True)
+class Veredito:
+    """O resultado de uma correção: ``ok``, a mensagem mostrada ao estudante e, quando houver, o
+    ``erro`` reconhecido (o nome de um :class:`Erro` do exercício, ou ``"pendente"``, ``"excecao"``,
+    ``"tempo"``, ``"tipo"``, ``"forma"``, ``"valor"``)."""
+
+    ok: bool
+    mensagem: str
+    erro: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Formatos de resposta: o que conta como "a mesma resposta"
+# ---------------------------------------------------------------------------------------------
+
+
+class RespostaInvalida(Exception):
+    """A resposta não tem o formato pedido; a mensagem diz o que veio e o que se esperava."""
+
+
+def _tipo(y: Any) -> str:
+    return type(y).__name__
+
+
+class Formato:
+    """Como ler e comparar uma resposta. ``normalizar`` levanta :class:`RespostaInvalida`."""
+
+    def normalizar(self, y: Any) -> Any:
+        raise NotImplementedError
+
+    def igual(self, a: Any, b: Any) -> bool:
+        raise NotImplementedError
+
+    def mostrar(self, x: Any) -> str:
+        return repr(x)
+
+    def forma(self, x: Any) -> Any:
+        """O "tamanho" da resposta normalizada, para a mensagem de forma errada (``None`` se não se aplica)."""
+        return None
+
+
+@dataclass(frozen=True)
+class Array(Formato):
+    """Um array de números; aceita listas, tuplas, arrays de qualquer tipo numérico e escalares."""
+
+    tol: float = 1e-6
+
+    def normalizar(self, y: Any) -> np.ndarray:
+        if isinstance(y, (str, bytes, dict, set)) or callable(y) or inspect.isgenerator(y):
+            raise RespostaInvalida(f"a resposta deveria ser um array de números, mas veio {_tipo(y)}")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                arr = np.asarray(y, dtype=float)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise RespostaInvalida(
+                f"não consegui ler a resposta ({_tipo(y)}) como um array de números — listas de tamanhos "
+                f"diferentes, ou algo que não é número? ({exc})"
+            ) from exc
+        return arr
+
+    def igual(self, a: np.ndarray, b: np.ndarray) -> bool:
+        return a.shape == b.shape and bool(np.allclose(a, b, rtol=self.tol, atol=self.tol, equal_nan=True))
+
+    def mostrar(self, x: np.ndarray) -> str:
+        return vetor(x)
+
+    def forma(self, x: np.ndarray) -> tuple:
+        return x.shape
+
+
+@dataclass(frozen=True)
+class Numero(Formato):
+    """Um número só: ``int``, ``float``, um escalar do numpy ou um array de forma ``()``."""
+
+    rel: float = 1e-9
+    abs: float = 1e-12
+
+    def normalizar(self, y: Any) -> float:
+        if isinstance(y, bool):
+            raise RespostaInvalida(f"a resposta deveria ser um número, mas veio um booleano ({y})")
+        arr = Array().normalizar(y)
+        if arr.shape != ():
+            raise RespostaInvalida(f"a resposta deveria ser um único número, mas veio um array de forma {arr.shape}")
+        return float(arr)
+
+    def igual(self, a: float, b: float) -> bool:
+        return math.isclose(a, b, rel_tol=self.rel, abs_tol=self.abs)
+
+    def mostrar(self, x: float) -> str:
+        return f"{x:.6g}"
+
+
+def _descrever(y: Any) -> str:
+    """O que veio, para uma mensagem: o próprio valor se for curto, senão o tipo (e a forma)."""
+    texto = repr(y)
+    if len(texto) <= 40:
+        return texto
+    try:
+        forma = np.shape(y)
+    except (TypeError, ValueError):
+        forma = ()
+    return type(y).__name__ + (f" de forma {forma}" if forma else "")
+
+
+@dataclass(frozen=True)
+class NumeroDe(Numero):
+    """Um :class:`Numero` que diz, quando a resposta não é um número, que número se esperava."""
+
+    o_que: str = "um número"
+
+    def normalizar(self, y: Any) -> float:
+        try:
+            return super().normalizar(y)
+        except RespostaInvalida:
+            raise RespostaInvalida(f"a resposta deve ser {self.o_que}, mas veio {_descrever(y)}") from None
+
+
+@dataclass(frozen=True)
+class Bytes(NumeroDe):
+    """Uma quantidade de bytes (um número), mostrada com os milhares separados: ``536 870 912 bytes``."""
+
+    o_que: str = "um número (de bytes)"
+
+    def mostrar(self, x: float) -> str:
+        return f"{milhares(x)} bytes"
+
+
+@dataclass(frozen=True)
+class Mascara(Formato):
+    """Uma máscara: booleanos, ou números que são só 0 e 1 (o dtype é conferido à parte, por um
+    :class:`Erro` com ``sempre=True``, para que o erro tenha nome)."""
+
+    def normalizar(self, y: Any) -> np.ndarray:
+        if isinstance(y, (str, bytes, dict, set)) or callable(y):
+            raise RespostaInvalida(f"a resposta deveria ser uma máscara (array de True/False), mas veio {_tipo(y)}")
+        try:
+            arr = np.asarray(y)
+        except (TypeError, ValueError) as exc:
+            raise RespostaInvalida(f"não consegui ler a resposta ({_tipo(y)}) como um array ({exc})") from exc
+        if arr.dtype == np.bool_:
+            return arr
+        if arr.dtype.kind in "iuf" and np.isin(arr, (0, 1)).all():
+            return arr.astype(bool)
+        valores = np.unique(arr)[:5] if arr.dtype.kind in "biuf" else "não numéricos"
+        raise RespostaInvalida(f"a máscara deveria ser booleana (True/False); veio um array de dtype {arr.dtype} "
+                               f"com valores {valores}")
+
+    def igual(self, a: np.ndarray, b: np.ndarray) -> bool:
+        return a.shape == b.shape and bool(np.array_equal(a, b))
+
+    def mostrar(self, x: np.ndarray) -> str:
+        return str(np.asarray(x).astype(int))
+
+    def forma(self, x: np.ndarray) -> tuple:
+        return x.shape
+
+
+@dataclass(frozen=True)
+class Sequencia(Formato):
+    """Várias respostas juntas, como ``(saídas, pesos)`` ou ``(Q, K, V)``; aceita tupla ou lista."""
+
+    partes: tuple[Formato, ...]
+    nome: str  # como o enunciado escreve a resposta: "(saídas, pesos)"
+
+    def normalizar(self, y: Any) -> tuple:
+        if isinstance(y, np.ndarray) or not isinstance(y, (tuple, list)):
+            raise RespostaInvalida(f"a função deve devolver {self.nome}; veio {_tipo(y)}")
+        if len(y) != len(self.partes):
+            raise RespostaInvalida(f"a função deve devolver {self.nome} ({len(self.partes)} coisas); veio "
+                                   f"{_tipo(y)} de tamanho {len(y)}")
+        return tuple(f.normalizar(p) for f, p in zip(self.partes, y))
+
+    def igual(self, a: tuple, b: tuple) -> bool:
+        return all(f.igual(x, z) for f, x, z in zip(self.partes, a, b))
+
+    def mostrar(self, x: tuple) -> str:
+        return "(" + ", ".join(f.mostrar(p) for f, p in zip(self.partes, x)) + ")"
+
+
+@dataclass(frozen=True)
+class SaidaOuPar(Array):
+    """A saída da atenção, aceitando também o par ``(saída, pesos)`` (só a saída é comparada)."""
+
+    def normalizar(self, y: Any) -> np.ndarray:
+        if isinstance(y, (tuple, list)) and len(y) == 2 and np.ndim(y[0]) > 0:
+            y = y[0]
+        return super().normalizar(y)
+
+
+# ---------------------------------------------------------------------------------------------
+# Um exercício: casos, resposta certa, erros clássicos, acerto
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Caso:
+    """Um caso de teste: as ``entradas`` (na ordem dos argumentos da função do estudante) e a
+    ``descricao`` que completa frases como "Isso apareceu {descricao}" ("com q (3,) e K (4, 3)")."""
+
+    descricao: str
+    entradas: dict[str, Any]
+    nomeados: tuple[str, ...] = ()  #: entradas passadas por nome (``mask=...``), não por posição
+
+
+@dataclass(frozen=True)
+class Erro:
+    """Um erro clássico, com o nome curto que o guia do instrutor usa e a explicação para o estudante.
+
+    Ele é reconhecido de um de dois jeitos:
+
+    - ``resposta(**entradas)`` constrói a resposta que esse erro dá (``None`` ou uma exceção = o erro
+      não se aplica a este caso); casa se a resposta do estudante for igual a ela no ``formato`` (o do
+      exercício, se ``None``);
+    - ``quando(bruta, certo, caso)`` é uma condição sobre a resposta crua do estudante.
+
+    Com ``sempre=True`` o erro é conferido mesmo quando a resposta bate com a certa (por exemplo, os
+    números certos num dtype errado). ``explicacao`` pode ser um texto ou uma função das entradas.
+    """
+
+    nome: str
+    explicacao: str | Callable[..., str]
+    resposta: Callable[..., Any] | None = None
+    quando: Callable[[Any, Any, Caso], bool] | None = None
+    formato: Formato | None = None
+    sempre: bool = False
+
+    def texto(self, caso: Caso) -> str:
+        return self.explicacao(**caso.entradas) if callable(self.explicacao) else self.explicacao
+
+
+@dataclass
+class Exercicio:
+    """Um exercício corrigido: veja o topo deste módulo.
+
+    ``explica_forma(**entradas)``, se houver, completa a mensagem quando a função do estudante levanta
+    um erro de forma do numpy (o texto diz quais formas se multiplicam); ``dica_de_forma`` completa a
+    mensagem de uma resposta com a forma errada e ``dica_de_valor``, a de um valor errado que nenhum erro
+    clássico explica. ``mostrar_valores`` põe "esperava … veio …" nas
+    mensagens de erro reconhecido.
+    """
+
+    nome: str
+    casos: Callable[[], Sequence[Caso]]
+    certo: Callable[..., Any]
+    acerto: str | Callable[[], str]
+    erros: Sequence[Erro] = ()
+    formato: Formato = field(default_factory=Array)
+    explica_forma: Callable[..., str] | None = None
+    dica_de_forma: str = ""
+    dica_de_valor: str = ""
+    mostrar_valores: bool = True
+    tempo_limite: float = TEMPO_LIMITE
+
+    def nomes_dos_erros(self) -> list[str]:
+        """Os nomes dos erros clássicos que este corretor reconhece (os "erros típicos" do guia)."""
+        return [e.nome for e in self.erros]
+
+
+# ---------------------------------------------------------------------------------------------
+# Chamar a função do estudante com segurança
+# ---------------------------------------------------------------------------------------------
+
+
+class _Pendente(Exception):
+    """A função ainda é o esqueleto (``NotImplementedError``) ou devolveu ``None``."""
+
+    def __init__(self, devolveu_none: bool):
+        super().__init__()
+        self.devolveu_none = devolveu_none
+
+
+class _TempoEsgotado(Exception):
+    """A função passou do limite de tempo."""
+
+
+@dataclass
+class _Falha:
+    caso: Caso
+    certo: Any
+    bruta: Any = None  # a resposta crua (se a função respondeu)
+    resposta: Any = None  # a resposta normalizada (se deu para ler)
+    excecao: BaseException | None = None
+    invalida: str | None = None
+
+
+def _com_limite(fn: Callable[[], Any], limite: float) -> Any:
+    """``fn()``, interrompida depois de ``limite`` segundos.
+
+    Na thread principal (JupyterLab, Voilà, nbval, pytest) um alarme do sistema interrompe até um laço
+    infinito de Python; onde não há alarme (Windows, outra thread), a função roda numa thread à parte e
+    o corretor para de esperar por ela.
+    """
+    if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+        def _alarme(_sinal: int, _quadro: Any) -> None:
+            raise _TempoEsgotado
+
+        anterior = signal.signal(signal.SIGALRM, _alarme)
+        signal.setitimer(signal.ITIMER_REAL, limite)
+        try:
+            return fn()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, anterior)
+    resultado: dict[str, Any] = {}
+
+    def alvo() -> None:
+        try:
+            resultado["valor"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - repassada abaixo
+            resultado["erro"] = exc
+
+    t = threading.Thread(target=alvo, daemon=True)
+    t.start()
+    t.join(limite)
+    if t.is_alive():
+        raise _TempoEsgotado
+    if "erro" in resultado:
+        raise resultado["erro"]
+    return resultado.get("valor")
+
+
+def _chamar(fn: Callable[..., Any], caso: Caso, limite: float) -> Any:
+    entradas = copy.deepcopy(caso.entradas)  # a função do estudante não estraga os nossos casos
+    args = [v for k, v in entradas.items() if k not in caso.nomeados]
+    kwargs = {k: v for k, v in entradas.items() if k in caso.nomeados}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # overflow em exp vira resultado (NaN), não aviso
+            with np.errstate(all="ignore"):
+                resultado = _com_limite(lambda: fn(*args, **kwargs), limite)
+    except NotImplementedError as exc:
+        raise _Pendente(False) from exc
+    if resultado is None:
+        raise _Pendente(True)
+    return resultado
+
+
+# ---------------------------------------------------------------------------------------------
+# O laço, escrito uma vez
+# ---------------------------------------------------------------------------------------------
+
+_PALAVRAS_DE_FORMA = ("matmul", "shapes", "aligned", "broadcast", "mismatch", "dimension", "size")
+
+
+def erro_de_forma(exc: BaseException) -> bool:
+    """A exceção é um erro de forma do numpy (um ``@`` ou um broadcasting que não fecha)?"""
+    return isinstance(exc, ValueError) and any(p in str(exc) for p in _PALAVRAS_DE_FORMA)
+
+
+def _maiuscula(texto: str) -> str:
+    return texto[:1].upper() + texto[1:]
+
+
+def _casa(ex: Exercicio, erro: Erro, falha: _Falha) -> bool | None:
+    """``True``/``False`` se o erro se aplica a este caso, ``None`` se não se aplica (ou se a função
+    não respondeu)."""
+    if falha.bruta is None:
+        return None
+    if erro.quando is not None:
+        try:
+            return bool(erro.quando(falha.bruta, falha.certo, falha.caso))
+        except Exception:  # noqa: BLE001 - a condição não se aplica a esta resposta
+            return None
+    formato = erro.formato or ex.formato
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            errada = erro.resposta(**copy.deepcopy(falha.caso.entradas))
+        if errada is None:
+            return None
+        errada = formato.normalizar(errada)
+    except Exception:  # noqa: BLE001 - o erro não "roda" com estas formas: não se aplica
+        return None
+    try:
+        return formato.igual(formato.normalizar(falha.bruta), errada)
+    except RespostaInvalida:
+        return False
+
+
+def _com_valores(ex: Exercicio, falha: _Falha) -> str:
+    if not ex.mostrar_valores or falha.resposta is None:
+        return f"(Isso apareceu {falha.caso.descricao}.)"
+    return f"(Isso apareceu {falha.caso.descricao}: {_esperava_veio(ex, falha)}.)"
+
+
+def _esperava_veio(ex: Exercicio, falha: _Falha) -> str:
+    esperado, veio = ex.formato.mostrar(falha.certo), ex.formato.mostrar(falha.resposta)
+    if "\n" in esperado + veio:
+        return f"esperava\n{esperado}\nveio\n{veio}"
+    return f"esperava {esperado}, veio {veio}"
+
+
+def _veredito_do_erro(ex: Exercicio, erro: Erro, falha: _Falha, falhas: Sequence[_Falha] = ()) -> Veredito:
+    texto = f"{ERRO} {erro.texto(falha.caso)}\n{_com_valores(ex, falha)}"
+    # o mesmo erro, com outras formas, nem roda: diga isso também (o numpy já avisou o estudante)
+    quebrada = next((f for f in falhas if f.excecao is not None and erro_de_forma(f.excecao)), None)
+    if quebrada is not None:
+        dica = ex.explica_forma(**quebrada.caso.entradas) if ex.explica_forma else ""
+        texto += (f"\n{_maiuscula(quebrada.caso.descricao)}, a mesma conta nem roda — o numpy reclamou "
+                  f"{type(quebrada.excecao).__name__}: {quebrada.excecao}. {dica}").rstrip()
+    return Veredito(False, texto, erro.nome)
+
+
+def _diagnosticar(ex: Exercicio, falhas: list[_Falha], nome: str) -> Veredito:
+    erros = [e for e in ex.erros if not e.sempre]
+    # 1. um erro clássico que explica todas as falhas em que se aplica
+    for erro in erros:
+        resultados = [(f, _casa(ex, erro, f)) for f in falhas]
+        if any(r is True for _, r in resultados) and not any(r is False for _, r in resultados):
+            return _veredito_do_erro(ex, erro, next(f for f, r in resultados if r), falhas)
+    # 2. um erro clássico que explica a primeira falha em que a função respondeu
+    respondidas = [f for f in falhas if f.bruta is not None]
+    for falha in respondidas[:1]:
+        for erro in erros:
+            if _casa(ex, erro, falha):
+                return _veredito_do_erro(ex, erro, falha, falhas)
+    primeira = falhas[0]
+    titulo = _maiuscula(primeira.caso.descricao)
+    # 3. a função levantou uma exceção
+    if primeira.excecao is not None:
+        exc = primeira.excecao
+        texto = f"{ERRO} `{nome}` levantou {type(exc).__name__} {primeira.caso.descricao}: {exc}\n"
+        if erro_de_forma(exc):
+            dica = ex.explica_forma(**primeira.caso.entradas) if ex.explica_forma else (
+                "Confira as formas de cada array e a ordem dos fatores em cada @.")
+            return Veredito(False, texto + "Isso é um erro de forma: " + dica, "forma")
+        return Veredito(False, texto + "Leia a mensagem acima, corrija a função e rode as duas células de novo.",
+                        "excecao")
+    # 4. a resposta não tem o formato pedido
+    if primeira.invalida is not None:
+        return Veredito(False, f"{ERRO} {titulo}: {primeira.invalida}.", "tipo")
+    # 5. forma errada, NaN, ou só o valor errado
+    forma_certa, forma_veio = ex.formato.forma(primeira.certo), ex.formato.forma(primeira.resposta)
+    if forma_certa is not None and forma_certa != forma_veio:
+        return Veredito(False, f"{ERRO} {titulo}: a resposta deveria ter forma {forma_certa}, mas veio {forma_veio}. "
+                               f"{ex.dica_de_forma}".rstrip(), "forma")
+    try:
+        nao_finita = not np.all(np.isfinite(np.asarray(primeira.resposta, dtype=float)))
+    except (TypeError, ValueError):
+        nao_finita = False
+    if nao_finita:
+        return Veredito(False, f"{ERRO} {titulo}: a resposta tem NaN ou inf — alguma conta estourou ou dividiu "
+                               f"por zero. {_com_valores(ex, primeira)}", "valor")
+    return Veredito(False, f"{ERRO} {titulo}: {_esperava_veio(ex, primeira)}. {ex.dica_de_valor}".rstrip(), "valor")
+
+
+def _corrigir(ex: Exercicio, fn: Any) -> Veredito:
+    if not callable(fn):
+        return Veredito(False, f"{ERRO} Passe a **função** ao corretor, sem parênteses — check_…(minha_funcao), e "
+                               f"não check_…(minha_funcao(...)). Veio {_tipo(fn)}.", "tipo")
+    nome = getattr(fn, "__name__", "sua função")
+    falhas: list[_Falha] = []
+    for caso in ex.casos():
+        certo = ex.formato.normalizar(ex.certo(**copy.deepcopy(caso.entradas)))
+        try:
+            bruta = _chamar(fn, caso, ex.tempo_limite)
+        except _Pendente as p:
+            motivo = ("devolveu None: ela ainda não foi implementada, ou faltou o `return` no fim" if p.devolveu_none
+                      else "ainda não foi implementada")
+            return Veredito(False, f"{PENDENTE} `{nome}` {motivo}. Complete a função na célula acima, rode-a de novo "
+                                   "e depois rode esta célula. (O resto do notebook funciona mesmo assim.)", "pendente")
+        except _TempoEsgotado:
+            return Veredito(False, f"{ERRO} `{nome}` passou de {ex.tempo_limite:g} s sem responder "
+                                   f"{caso.descricao} e foi interrompida. Procure um laço que nunca termina (um "
+                                   "while cuja condição nunca muda?) ou uma conta enorme por engano.", "tempo")
+        except Exception as exc:  # noqa: BLE001 - o erro é do estudante e vira explicação
+            falhas.append(_Falha(caso, certo, excecao=exc))
+            continue
+        falha = _Falha(caso, certo, bruta=bruta)
+        for erro in ex.erros:
+            if erro.sempre and _casa(ex, erro, falha):
+                return _veredito_do_erro(ex, erro, falha)
+        try:
+            falha.resposta = ex.formato.normalizar(bruta)
+        except RespostaInvalida as r:
+            falha.invalida = str(r)
+            falhas.append(falha)
+            continue
+        if not ex.formato.igual(falha.resposta, certo):
+            falhas.append(falha)
+    if falhas:
+        return _diagnosticar(ex, falhas, nome)
+    return Veredito(True, f"{OK} {ex.acerto() if callable(ex.acerto) else ex.acerto}")
+
+
+def corrigir(ex: Exercicio, fn: Any) -> Veredito:
+    """Corrige ``fn`` no exercício ``ex`` e devolve o :class:`Veredito` (sem imprimir)."""
+    try:
+        return _corrigir(ex, fn)
+    except Exception as exc:  # noqa: BLE001 - um defeito do próprio corretor nunca vira traceback
+        return Veredito(False, f"{ERRO} O corretor encontrou uma situação que não previa ({type(exc).__name__}: "
+                               f"{exc}). Isso é um problema do corretor, não necessariamente da sua função: compare "
+                               "com a solução e, se ela estiver certa, avise quem mantém o material.", "corretor")
+
+
+def conferir(ex: Exercicio, fn: Any) -> bool:
+    """Corrige ``fn``, imprime o veredito e devolve ``True`` só se estiver certa (o que os ``check_*`` fazem)."""
+    veredito = corrigir(ex, fn)
+    print(veredito.mensagem)
+    return veredito.ok
+
+
+# ---------------------------------------------------------------------------------------------
+# Prever, depois conferir
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Texto(Formato):
+    """Uma resposta curta em texto (um nome, uma letra): compara sem maiúsculas, espaços e acentos de
+    índice (``"k2"``, ``" K₂ "`` e ``"k₂"`` são a mesma resposta)."""
+
+    def normalizar(self, y: Any) -> str:
+        if not isinstance(y, str):
+            raise RespostaInvalida(f"a resposta é um texto curto, entre aspas; veio {_tipo(y)}")
+        return y.strip().lower().translate(str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")).replace(" ", "")
+
+    def igual(self, a: str, b: str) -> bool:
+        return a == b
+
+    def mostrar(self, x: str) -> str:
+        return repr(x)
+
+
+@dataclass(frozen=True)
+class NumeroAproximado(Numero):
+    """Um número dito "de cabeça": aceita o arredondamento até ``casas`` casas decimais e a vírgula
+    decimal (``"0,67"`` vale ``0.665``)."""
+
+    casas: int = 2
+
+    def normalizar(self, y: Any) -> float:
+        if isinstance(y, str):
+            try:
+                y = float(y.strip().replace(",", "."))
+            except ValueError as exc:
+                raise RespostaInvalida(f"a resposta é um número (como 0,5 ou 3); veio {y!r}") from exc
+        return super().normalizar(y)
+
+    def igual(self, a: float, b: float) -> bool:
+        return abs(a - b) <= 0.5 * 10 ** (-self.casas) + 1e-12 * max(1.0, abs(b))
+
+
+@dataclass(frozen=True)
+class Previsao:
+    """Um exercício de prever-e-conferir: o estudante escreve a previsão numa variável **antes** de rodar
+    a célula que revela a resposta; :func:`conferir_previsao` mostra a resposta e compara.
+
+    ``certo`` é a resposta (ou uma função sem argumentos que a calcula); ``erros`` são as previsões
+    erradas típicas, cada uma com o equívoco que ela revela (um :class:`Erro` cujo ``resposta()`` não
+    recebe argumentos); ``revelar`` é o texto que explica a resposta, mostrado sempre.
+    """
+
+    nome: str
+    certo: Any
+    revelar: str
+    formato: Formato = field(default_factory=NumeroAproximado)
+    erros: Sequence[Erro] = ()
+
+    def nomes_dos_erros(self) -> list[str]:
+        return [e.nome for e in self.erros]
+
+
+def corrigir_previsao(prev: Previsao, previsao: Any) -> Veredito:
+    """Compara a previsão com a resposta e devolve o :class:`Veredito` (com a revelação no fim)."""
+    try:
+        certo = prev.formato.normalizar(prev.certo() if callable(prev.certo) else prev.certo)
+        resposta = f"\nA resposta: {prev.formato.mostrar(certo)}. {prev.revelar}"
+        if previsao is None:
+            return Veredito(False, f"{PENDENTE} Você ainda não escreveu a sua previsão — vale mais escrever antes "
+                                   f"de ver.{resposta}", "pendente")
+        try:
+            valor = prev.formato.normalizar(previsao)
+        except RespostaInvalida as r:
+            return Veredito(False, f"{ERRO} {_maiuscula(str(r))}.{resposta}", "tipo")
+        if prev.formato.igual(valor, certo):
+            return Veredito(True, f"{OK} Você previu certo!{resposta}")
+        caso = Caso("na sua previsão", {})
+        for erro in prev.erros:
+            formato = erro.formato or prev.formato
+            try:
+                if formato.igual(formato.normalizar(valor), formato.normalizar(erro.resposta())):
+                    return Veredito(False, f"{ERRO} Não era {prev.formato.mostrar(valor)}. {erro.texto(caso)}"
+                                           f"{resposta}", erro.nome)
+            except (RespostaInvalida, TypeError, ValueError):
+                continue
+        return Veredito(False, f"{ERRO} Não era {prev.formato.mostrar(valor)}.{resposta}", "valor")
+    except Exception as exc:  # noqa: BLE001 - um defeito do corretor nunca vira traceback
+        return Veredito(False, f"{ERRO} O corretor encontrou uma situação que não previa ({type(exc).__name__}: "
+                               f"{exc}). Avise quem mantém o material.", "corretor")
+
+
+def conferir_previsao(prev: Previsao, previsao: Any) -> bool:
+    """Imprime o veredito da previsão (e a resposta) e devolve ``True`` se ela estava certa."""
+    veredito = corrigir_previsao(prev, previsao)
+    print(veredito.mensagem)
+    return veredito.ok

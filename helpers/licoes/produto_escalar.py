@@ -1,0 +1,376 @@
+"""Lição "Produto escalar" (notebook ``produto_escalar``): setas q e k, o ranking de keys (figuras e painéis) e o corretor dos escores de uma query.
+
+As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
+mostra e corrige.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ipywidgets as W
+import matplotlib as mpl
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
+
+from .. import plots
+from ..corretor import Caso, Erro, Exercicio, conferir
+from ..formato import subscrito
+from ..paineis import Painel, slider, tabela
+from ..plots import CORES
+
+# ---------------------------------------------------------------------------------------------
+# Figuras
+# ---------------------------------------------------------------------------------------------
+
+
+
+class FiguraProdutoEscalar:
+    """Duas setas ``q`` e ``k`` no plano, o arco do ângulo entre elas e a projeção de ``k`` sobre ``q``.
+
+    ``atualizar(q, k)`` recebe vetores ``(2,)``. O painel escreve os números ao lado; a figura mostra
+    a geometria: ``q·k = |q| |k| cos θ`` é o comprimento de ``q`` vezes a sombra de ``k`` sobre ele.
+    """
+
+    def __init__(self, ax: Axes, limite: float = 3.0):
+        self.ax = ax
+        ax.set_xlim(-limite, limite)
+        ax.set_ylim(-limite, limite)
+        ax.set_aspect("equal")
+        ax.axhline(0, color=CORES["neutro"], lw=0.8)
+        ax.axvline(0, color=CORES["neutro"], lw=0.8)
+        self.sombra, = ax.plot([], [], color=CORES["k"], ls=":", lw=1.5)
+        self.projecao, = ax.plot([], [], color=CORES["destaque"], lw=6, alpha=0.6, solid_capstyle="butt",
+                                 label="projeção de k sobre a direção de q")
+        self.arco, = ax.plot([], [], color=CORES["neutro"], lw=1.5)
+        self.texto_angulo = ax.text(0, 0, "", color=CORES["neutro"], ha="center", va="center")
+        self.seta_q, self.rotulo_q = plots.seta(ax, CORES["q"], "q")
+        self.seta_k, self.rotulo_k = plots.seta(ax, CORES["k"], "k")
+        ax.legend(loc="lower left", frameon=False)
+        self.titulo = ax.set_title("")
+
+    def atualizar(self, q: ArrayLike, k: ArrayLike) -> None:
+        q = np.asarray(q, dtype=float)
+        k = np.asarray(k, dtype=float)
+        for seta, rot, vet in ((self.seta_q, self.rotulo_q, q), (self.seta_k, self.rotulo_k, k)):
+            seta.xy = tuple(vet)
+            rot.set_position(tuple(vet * 1.08))
+        nq, nk = float(np.linalg.norm(q)), float(np.linalg.norm(k))
+        if nq > 0 and nk > 0:
+            a_q, a_k = math.atan2(q[1], q[0]), math.atan2(k[1], k[0])
+            delta = (a_k - a_q + math.pi) % (2 * math.pi) - math.pi  # menor ângulo com sinal
+            ts = np.linspace(a_q, a_q + delta, 30)
+            r = 0.35 * min(nq, nk, 1.5)
+            self.arco.set_data(r * np.cos(ts), r * np.sin(ts))
+            meio = a_q + delta / 2
+            self.texto_angulo.set_position((1.8 * r * math.cos(meio), 1.8 * r * math.sin(meio)))
+            self.texto_angulo.set_text(f"θ={abs(math.degrees(delta)):.0f}°")
+            u = q / nq
+            p = float(k @ u) * u  # projeção de k na direção de q
+            self.projecao.set_data([0, p[0]], [0, p[1]])
+            self.sombra.set_data([k[0], p[0]], [k[1], p[1]])
+        else:
+            for linha in (self.arco, self.projecao, self.sombra):
+                linha.set_data([], [])
+            self.texto_angulo.set_text("")
+        self.titulo.set_text(f"q·k = {float(q @ k):.2f}")
+
+def figura_produto_escalar(q: Sequence[float], k: Sequence[float], limite: float = 3.0) -> Figure:
+    """Figura estática de :class:`FiguraProdutoEscalar` (devolve a ``Figure`` do pyplot)."""
+    fig, axes = plots.nova_figura(5, 5, pyplot=True)
+    FiguraProdutoEscalar(axes[0, 0], limite).atualizar(q, k)
+    return fig
+
+def nomes_keys(n: int) -> list[str]:
+    """``["k₁", "k₂", …]``: os nomes das keys nas figuras."""
+    return [f"k{subscrito(i + 1)}" for i in range(n)]
+
+class FiguraRankingKeys:
+    """Uma query contra várias keys: as setas no plano (à esquerda) e os escores ``q·kᵢ`` em barras
+    ordenadas do maior para o menor (à direita).
+
+    As keys ficam fixas; ``atualizar(q)`` move a query, recalcula ``K @ q`` e reordena as barras
+    (a barra de cima é sempre o 1º lugar, destacada em amarelo-alaranjado, como a seta da key
+    vencedora; as outras ficam em vermelho). A reta tracejada passa pela origem perpendicular a
+    ``q``: as keys do lado de ``q`` têm escore positivo, as do outro lado, negativo. Devolve
+    ``(escores, ordem)`` (``ordem[0]`` = índice da key vencedora).
+
+    Os rótulos das keys ficam a uma distância fixa além da ponta da seta (não em cima dela) e são
+    empurrados para longe da reta tracejada, do lado da própria key, com um fundo branco por baixo.
+    """
+
+    _AFASTAMENTO_RADIAL = 0.32  # distância (em unidades do plano) entre a ponta da seta e o rótulo
+    _AFASTAMENTO_RETA = 0.22  # quanto o rótulo se afasta da reta q·k = 0, do lado da key
+
+    def __init__(self, ax_setas: Axes, ax_barras: Axes, keys: ArrayLike, nomes: Sequence[str] | None = None,
+                 limite: float = 3.0, escore_max: float | None = None):
+        self.K = np.asarray(keys, dtype=float)
+        if self.K.ndim != 2 or self.K.shape[1] != 2:
+            raise ValueError(f"as keys precisam ter forma (n, 2) para caber no plano; recebi {self.K.shape}.")
+        n = len(self.K)
+        self.nomes = list(nomes) if nomes is not None else nomes_keys(n)
+        self.ax_setas, self.ax_barras = ax_setas, ax_barras
+        ax = ax_setas
+        ax.set_xlim(-limite, limite)
+        ax.set_ylim(-limite, limite)
+        ax.set_aspect("equal")
+        marcas = [-math.floor(limite * 2 / 3), 0, math.floor(limite * 2 / 3)]  # poucos rótulos: desenho rápido
+        ax.set_xticks(marcas)
+        ax.set_yticks(marcas)
+        ax.axhline(0, color=CORES["neutro"], lw=0.8)
+        ax.axvline(0, color=CORES["neutro"], lw=0.8)
+        self.fronteira, = ax.plot([], [], color=CORES["neutro"], ls="--", lw=1.2, label="q·k = 0")
+        self.setas_k = [plots.seta(ax, CORES["k"], nome) for nome in self.nomes]
+        normas = np.linalg.norm(self.K, axis=1, keepdims=True)
+        direcoes = np.divide(self.K, normas, out=np.zeros_like(self.K), where=normas > 0)
+        self._pontas_rotulos = self.K + self._AFASTAMENTO_RADIAL * direcoes  # além da ponta da seta
+        for (seta, rotulo), vet, ponta in zip(self.setas_k, self.K, self._pontas_rotulos):
+            seta.xy = tuple(vet)
+            rotulo.set_position(tuple(ponta))
+            rotulo.set_ha("center")
+            rotulo.set_va("center")
+            rotulo.set_bbox(dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85))
+        self.seta_q, self.rotulo_q = plots.seta(ax, CORES["q"], "q")
+        ax.legend(loc="lower left", frameon=False)
+        ax.set_title("uma query, várias keys", y=1.02)  # y fixo: sem reposicionar a cada desenho
+
+        self._limite = limite
+        if escore_max is None:
+            escore_max = limite * float(np.max(np.linalg.norm(self.K, axis=1)))
+        axb = ax_barras
+        self.barras = axb.barh(np.arange(n), np.zeros(n), color=CORES["k"], height=0.7)
+        self.textos = [axb.text(0, i, "", va="center", fontsize=mpl.rcParams["font.size"] + 1) for i in range(n)]
+        axb.set_xlim(-escore_max * 1.6, escore_max * 1.6)
+        axb.set_ylim(n - 0.5, -0.5)  # 1º lugar em cima
+        axb.set_yticks(np.arange(n), [f"{i + 1}º" for i in range(n)])
+        axb.axvline(0, color=CORES["neutro"], lw=1)
+        axb.set_xticks([0])  # os valores já estão escritos nas barras (e menos rótulos = desenho mais rápido)
+        axb.set_xlabel("escore q·kᵢ")
+        axb.grid(axis="y", visible=False)
+        self.titulo_barras = axb.set_title("", y=1.02)
+
+    def atualizar(self, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        q = np.asarray(q, dtype=float)
+        self.seta_q.xy = tuple(q)
+        self.rotulo_q.set_position(tuple(q * 1.1))
+        nq = float(np.linalg.norm(q))
+        escores = self.K @ q
+        if nq > 0:
+            perp = np.array([-q[1], q[0]]) / nq * self._limite * 1.5
+            self.fronteira.set_data([-perp[0], perp[0]], [-perp[1], perp[1]])
+            # cada rótulo de key se afasta da reta tracejada, para o lado em que a key está
+            empurrao = np.where(escores >= 0, 1.0, -1.0)[:, None] * (q / nq) * self._AFASTAMENTO_RETA
+        else:
+            self.fronteira.set_data([], [])
+            empurrao = np.zeros_like(self.K)
+        for (_, rotulo), pos in zip(self.setas_k, self._pontas_rotulos + empurrao):
+            rotulo.set_position((pos[0], pos[1]))
+        ordem = np.argsort(-escores, kind="stable")
+        folga = 0.03 * (self.ax_barras.get_xlim()[1] - self.ax_barras.get_xlim()[0])
+        for pos, i in enumerate(ordem):
+            cor = CORES["destaque"] if pos == 0 else CORES["k"]
+            self.barras[pos].set_width(escores[i])
+            self.barras[pos].set_color(cor)
+            texto = self.textos[pos]
+            texto.set_text(f"{self.nomes[i]}  {escores[i]:.2f}" if escores[i] >= 0 else f"{escores[i]:.2f}  {self.nomes[i]}")
+            texto.set_position((escores[i] + (folga if escores[i] >= 0 else -folga), pos))
+            texto.set_ha("left" if escores[i] >= 0 else "right")
+        for j, (seta, rotulo) in enumerate(self.setas_k):
+            cor = CORES["destaque"] if j == ordem[0] else CORES["k"]
+            seta.arrow_patch.set_color(cor)
+            rotulo.set_color(cor)
+        self.titulo_barras.set_text(f"ranking: {self.nomes[ordem[0]]} vence com q·k = {escores[ordem[0]]:.2f}")
+        return escores, ordem
+
+def figura_ranking_keys(q: Sequence[float], keys: ArrayLike, nomes: Sequence[str] | None = None,
+                        limite: float = 3.0) -> Figure:
+    """Figura estática de :class:`FiguraRankingKeys` (devolve a ``Figure`` do pyplot)."""
+    fig, axes = plots.nova_figura(9, 4.2, ncols=2, pyplot=True)
+    fig.subplots_adjust(left=0.04, right=0.97, bottom=0.13, top=0.9, wspace=0.25)
+    k = np.asarray(keys, dtype=float)
+    escore_max = float(np.linalg.norm(q)) * float(np.max(np.linalg.norm(k, axis=-1)))
+    FiguraRankingKeys(axes[0, 0], axes[0, 1], k, nomes, limite, escore_max or None).atualizar(q)
+    return fig
+
+# ---------------------------------------------------------------------------------------------
+# Painéis
+# ---------------------------------------------------------------------------------------------
+
+
+def _polar(angulo_graus: float, comprimento: float) -> np.ndarray:
+    a = math.radians(angulo_graus)
+    return np.array([comprimento * math.cos(a), comprimento * math.sin(a)])
+
+def painel_produto_escalar(
+    angulo_q: float = 30.0,
+    comprimento_q: float = 2.0,
+    angulo_k: float = 75.0,
+    comprimento_k: float = 1.5,
+    *,
+    mover_k: bool = True,
+) -> Painel:
+    """Setas ``q`` e ``k`` no plano; sliders de ângulo (graus) e comprimento.
+
+    Mostra ao vivo ``q·k = q₁k₁ + q₂k₂``, ``|q| |k| cos θ`` (o mesmo número) e ``cos θ``.
+    Com ``mover_k=False`` só a query se mexe (o primeiro contato, no notebook 00).
+    Estado: ``q``, ``k`` (arrays ``(2,)``), ``produto``, ``cos``, ``theta_graus``.
+    """
+    fig, axes = plots.nova_figura(4.6, 4.6)
+    fig.subplots_adjust(left=0.12, right=0.96, bottom=0.1, top=0.9)
+    figura = FiguraProdutoEscalar(axes[0, 0])
+    controles: dict[str, W.ValueWidget] = {
+        "angulo_q": slider("ângulo de q (graus)", angulo_q, -180, 180, 5),
+        "comprimento_q": slider("comprimento |q|", comprimento_q, 0, 2.8, 0.1),
+    }
+    if mover_k:
+        controles["angulo_k"] = slider("ângulo de k (graus)", angulo_k, -180, 180, 5)
+        controles["comprimento_k"] = slider("comprimento |k|", comprimento_k, 0, 2.8, 0.1)
+
+    def calcular(v: dict[str, Any]) -> dict[str, Any]:
+        q = _polar(v["angulo_q"], v["comprimento_q"])
+        k = _polar(v.get("angulo_k", angulo_k), v.get("comprimento_k", comprimento_k))
+        produto = float(q @ k)
+        nq, nk = float(np.linalg.norm(q)), float(np.linalg.norm(k))
+        cos = produto / (nq * nk) if nq > 0 and nk > 0 else float("nan")
+        theta = math.degrees(math.acos(max(-1.0, min(1.0, cos)))) if nq > 0 and nk > 0 else float("nan")
+        figura.atualizar(q, k)
+        cos_txt = f"{cos:.3f}" if nq > 0 and nk > 0 else "indefinido (vetor nulo)"
+        html = tabela([
+            ("q", f"({q[0]:.2f}, {q[1]:.2f})"),
+            ("k", f"({k[0]:.2f}, {k[1]:.2f})"),
+            ("q·k = q₁k₁ + q₂k₂", f"{q[0]:.2f}·{k[0]:.2f} + {q[1]:.2f}·{k[1]:.2f} = {produto:.3f}"),
+            ("|q| |k| cos θ", f"{nq:.2f} · {nk:.2f} · {cos_txt} = {produto:.3f}"),
+            ("cos θ", cos_txt),
+        ])
+        return {"q": q, "k": k, "produto": produto, "cos": cos, "theta_graus": theta, "html": html}
+
+    return Painel(fig, controles, calcular, titulo="Produto escalar: quanto q e k apontam para o mesmo lado")
+
+#: as keys do notebook 02: k₂ é longa e meio torta, k₁ é curta e bem alinhada com a query padrão
+KEYS_RANKING = np.array([[1.1, 0.1], [0.8, 2.4], [-1.6, 1.0], [0.8, -1.6], [-0.6, -1.2]])
+
+def painel_ranking_keys(angulo_q: float = 30.0, comprimento_q: float = 1.5, keys: Any = None) -> Painel:
+    """Uma query contra várias keys fixas (``keys``: ``(n, 2)``; padrão :data:`KEYS_RANKING`).
+
+    Sliders giram e esticam ``q``; as barras dos escores ``q·kᵢ`` se reordenam ao vivo.
+    Estado: ``q`` ``(2,)``, ``escores`` ``(n,)`` (na ordem das keys), ``ordem`` (índices, do 1º ao
+    último lugar), ``vencedora`` (nome da key do 1º lugar), ``cos`` ``(n,)`` (cossenos, para comparar).
+    """
+    K = KEYS_RANKING if keys is None else np.asarray(keys, dtype=float)
+    nomes = nomes_keys(len(K))
+    comprimento_max = 2.8
+    fig, axes = plots.nova_figura(8.6, 4.0, ncols=2)
+    fig.subplots_adjust(left=0.04, right=0.97, bottom=0.13, top=0.9, wspace=0.25)
+    escore_max = comprimento_max * float(np.max(np.linalg.norm(K, axis=1)))
+    figura = FiguraRankingKeys(axes[0, 0], axes[0, 1], K, nomes, limite=3.0, escore_max=escore_max)
+    controles = {
+        "angulo_q": slider("ângulo de q (graus)", angulo_q, -180, 180, 5),
+        "comprimento_q": slider("comprimento |q|", comprimento_q, 0, comprimento_max, 0.1),
+    }
+    normas_k = np.linalg.norm(K, axis=1)
+
+    def calcular(v: dict[str, Any]) -> dict[str, Any]:
+        q = _polar(v["angulo_q"], v["comprimento_q"])
+        escores, ordem = figura.atualizar(q)
+        nq = float(np.linalg.norm(q))
+        cos = escores / (nq * normas_k) if nq > 0 else np.full(len(K), np.nan)
+        linhas = [("q", f"({q[0]:.2f}, {q[1]:.2f})")]
+        for pos, i in enumerate(ordem):
+            cos_txt = f"{cos[i]:+.2f}" if nq > 0 else "indefinido"
+            linhas.append((f"{pos + 1}º lugar: {nomes[i]} = ({K[i, 0]:.1f}, {K[i, 1]:.1f})",
+                           f"q·{nomes[i]} = {escores[i]:+.2f}   (cos θ = {cos_txt})"))
+        return {"q": q, "escores": escores, "ordem": ordem, "vencedora": nomes[ordem[0]], "cos": cos,
+                "html": tabela(linhas)}
+
+    return Painel(fig, controles, calcular, titulo="Ranking: qual key casa melhor com a query?")
+
+# ---------------------------------------------------------------------------------------------
+# Corretores
+# ---------------------------------------------------------------------------------------------
+
+
+def explica_forma_q_k(q: np.ndarray, K: np.ndarray) -> str:
+    """Por que ``q @ K`` não fecha quando ``K`` é ``(n, d)`` com ``n ≠ d`` (usado também no 03)."""
+    n, d = K.shape
+    return (f"aqui q tem forma ({d},) e K tem forma ({n}, {d}): **uma key por linha**. q @ K tentaria casar as "
+            f"{d} coordenadas de q com as {n} linhas de K, e isso não fecha. Para comparar q com cada linha, use "
+            f"K @ q ((n, d) @ (d,) = (n,)) ou q @ K.T ((d,) @ (d, n) = (n,)).")
+
+
+#: os erros clássicos de "os escores de uma query contra todas as keys" (o 03 os reusa com a escala)
+ERROS_ESCORES = [
+    Erro("produto sem a soma",
+         "Você multiplicou coordenada a coordenada (q * K dá uma matriz (n, d)), mas esqueceu de **somar** os "
+         "produtos de cada key: some ao longo do último eixo, np.sum(q * K, axis=-1), ou use K @ q.",
+         resposta=lambda q, K: q * K),
+    Erro("soma no eixo errado",
+         "Você somou no eixo errado: np.sum(q * K, axis=0) soma as keys entre si, coordenada por coordenada, e dá "
+         "um vetor (d,). Cada escore é a soma ao longo das coordenadas de uma key: axis=-1 (ou K @ q).",
+         resposta=lambda q, K: np.sum(q * K, axis=0)),
+    Erro("tudo somado num número só",
+         "Você somou tudo num número só (a soma de todos os escores). Queremos um escore por key: um vetor (n,), "
+         "com q·kᵢ na posição i.",
+         resposta=lambda q, K: np.sum(q * K)),
+    Erro("cosseno no lugar do produto escalar",
+         "Você calculou o **cosseno** (q·k dividido por |q||k|), não o produto escalar. A atenção usa q·k puro: o "
+         "comprimento dos vetores também conta.",
+         resposta=lambda q, K: K @ q / (np.linalg.norm(q) * np.linalg.norm(K, axis=1))),
+    Erro("keys normalizadas",
+         "Você normalizou as keys (dividiu cada kᵢ por |kᵢ|) antes do produto. Use as keys como vieram: uma key mais "
+         "longa deve dar um escore maior.",
+         resposta=lambda q, K: K @ q / np.linalg.norm(K, axis=1)),
+    Erro("query normalizada",
+         "Você normalizou a query (dividiu q por |q|) antes do produto. Use q como veio: o comprimento de q "
+         "multiplica todos os escores, e isso importa para a softmax.",
+         resposta=lambda q, K: K @ q / np.linalg.norm(q)),
+    Erro("valor absoluto",
+         "Você tirou o valor absoluto: uma key que aponta para o lado oposto de q tem escore **negativo**, e isso é "
+         "informação (ela casa pior que uma key perpendicular, de escore 0).",
+         resposta=lambda q, K: np.abs(K @ q)),
+    Erro("escores já ordenados",
+         "Você devolveu os escores já ordenados. A posição i do resultado deve ser o escore da key i (na ordem das "
+         "linhas de K); ordenar é outro passo (np.argsort).",
+         resposta=lambda q, K: np.sort(K @ q)[::-1]),
+    Erro("escores ordenados do menor ao maior",
+         "Você devolveu os escores ordenados. A posição i do resultado deve ser o escore da key i (na ordem das "
+         "linhas de K); ordenar é outro passo (np.argsort).",
+         resposta=lambda q, K: np.sort(K @ q)),
+    Erro("q @ K sem transpor",
+         "Você calculou q @ K sem transpor. Com K quadrada isso roda, mas combina as **linhas** de K usando os "
+         "números de q como pesos; não compara q com cada key. Cada key é uma linha de K: use K @ q (ou q @ K.T).",
+         resposta=lambda q, K: q @ K if K.shape[0] == K.shape[1] else None),
+]
+
+ESCORES = Exercicio(
+    nome="escores de uma query",
+    casos=lambda: [
+        Caso("com q (3,) e K (4, 3)", {"q": np.array([2.0, 0.0, 1.0]),
+                                       "K": np.array([[1.0, 2.0, 0.0], [0.0, 1.0, -1.0], [3.0, 0.0, 1.0],
+                                                      [-1.0, 1.0, 2.0]])}),
+        Caso("com q (2,) e K (2, 2), uma K quadrada", {"q": np.array([1.0, 2.0]), "K": np.array([[3.0, 1.0], [0.0, 2.0]])}),
+        Caso("no exemplo resolvido: q = (1, 0), keys (1, 0), (0, 1) e (0.5, 0.5)",
+             {"q": np.array([1.0, 0.0]), "K": np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])}),
+    ],
+    certo=lambda q, K: K @ q,
+    acerto="Correto! Os escores são K @ q: um produto escalar por linha de K, na ordem das keys. No exemplo resolvido "
+           "eles dão (1, 0, 0.5): k₁ em 1º lugar, k₃ em 2º, k₂ em 3º.",
+    erros=ERROS_ESCORES,
+    explica_forma=explica_forma_q_k,
+    dica_de_forma="Os escores são um vetor (n,): um escore por key, na ordem das linhas de K.",
+)
+
+
+def check_escores(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
+    """Confere ``fn(q, K)``: os escores ``q·kᵢ`` de uma query ``(d,)`` contra as keys ``K`` ``(n, d)``,
+    todos de uma vez, num vetor ``(n,)`` na ordem das keys.
+
+    Reconhece cada erro de :data:`ERROS_ESCORES`: produto elemento a elemento sem a soma, soma no eixo
+    errado, soma de tudo num número só, ``q @ K`` sem transpor (o erro de forma e, com ``K`` quadrada, o
+    resultado silenciosamente errado), cosseno no lugar do produto escalar, keys ou query normalizadas,
+    valor absoluto e escores devolvidos já ordenados.
+    """
+    return conferir(ESCORES, fn)

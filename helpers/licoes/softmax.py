@@ -1,0 +1,347 @@
+"""Lição "Softmax" (notebook ``softmax``): o painel da softmax (pesos, temperatura, jacobiano), o padrão de estabilidade e os corretores da softmax e do jacobiano.
+
+As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
+mostra e corrige.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as W
+import matplotlib as mpl
+import numpy as np
+from matplotlib.axes import Axes
+from numpy.typing import ArrayLike
+
+from .. import plots
+from ..attention import (
+    softmax,
+    softmax_jacobian,
+)
+from ..corretor import Caso, Erro, Exercicio, conferir
+from ..formato import subscrito
+from ..paineis import Painel, slider, tabela
+from ..plots import CORES, MAPA
+
+# ---------------------------------------------------------------------------------------------
+# Figuras
+# ---------------------------------------------------------------------------------------------
+
+
+class FiguraSoftmax:
+    """Barras dos pesos ``s = softmax(z / T)`` e, opcionalmente, o mapa de calor do jacobiano.
+
+    ``ax_pesos`` recebe ``n`` barras (uma por escore), o valor de cada peso escrito em cima e uma
+    linha tracejada no peso uniforme ``1/n``. ``ax_jacobiano`` (ou ``None``) recebe a matriz
+    ``J[i, j] = ∂sᵢ/∂zⱼ`` com escala de cor fixa em ``[-0.25, 0.25]`` (os valores possíveis), para
+    que cores iguais signifiquem números iguais enquanto os sliders se movem; o valor vai escrito
+    em cada célula (sem barra de cores, que custaria tempo a cada redesenho do painel).
+    ``atualizar(pesos, jacobiano)`` só muda os dados dos artistas, nada é recriado.
+    """
+
+    def __init__(self, ax_pesos: Axes, n: int, ax_jacobiano: Axes | None = None):
+        self.n = n
+        idx = np.arange(n)
+        self.ax = ax_pesos
+        self.barras = ax_pesos.bar(idx, np.full(n, 1.0 / n), color=CORES["q"], width=0.65)
+        self.rotulos = [ax_pesos.text(i, 0, "", ha="center", va="bottom", fontsize=mpl.rcParams["font.size"] + 1)
+                        for i in idx]
+        ax_pesos.axhline(1.0 / n, color=CORES["neutro"], ls="--", lw=1.2, label=f"uniforme (1/{n})")
+        grande = mpl.rcParams["font.size"] + 2
+        ax_pesos.set_xticks(idx, [f"s{subscrito(i + 1)}" for i in idx], fontsize=grande)
+        ax_pesos.set_ylim(0, 1.3)  # a faixa acima de 1.1 fica para a legenda, longe dos rótulos das barras
+        ax_pesos.set_yticks(np.linspace(0, 1, 6))
+        ax_pesos.set_ylabel("peso")
+        ax_pesos.legend(loc="upper right", frameon=False)
+        self.titulo = ax_pesos.set_title("")
+        self.ax_jacobiano = ax_jacobiano
+        self.imagem = None
+        self.textos_j: list = []
+        if ax_jacobiano is not None:
+            mapa = "cividis" if mpl.rcParams["image.cmap"] == "cividis" else MAPA
+            self.imagem = ax_jacobiano.imshow(np.zeros((n, n)), cmap=mapa, vmin=-0.25, vmax=0.25)
+            ax_jacobiano.set_xticks(idx, [f"z{subscrito(j + 1)}" for j in idx], fontsize=grande)
+            ax_jacobiano.set_yticks(idx, [f"s{subscrito(i + 1)}" for i in idx], fontsize=grande)
+            ax_jacobiano.grid(False)
+            ax_jacobiano.set_title("jacobiano sᵢ(δᵢⱼ − sⱼ)")
+            self.textos_j = [[ax_jacobiano.text(j, i, "", ha="center", va="center") for j in idx] for i in idx]
+
+    def atualizar(self, pesos: ArrayLike, jacobiano: ArrayLike | None = None, titulo: str | None = None) -> None:
+        pesos = np.asarray(pesos, dtype=float)
+        i_max = int(np.argmax(pesos))
+        for i, (barra, rotulo, p) in enumerate(zip(self.barras, self.rotulos, pesos, strict=True)):
+            barra.set_height(p)
+            barra.set_color(CORES["destaque"] if i == i_max else CORES["q"])
+            rotulo.set_position((i, plots.altura_do_rotulo(self.ax, p, 1.0 / self.n, 0.015, rotulo.get_fontsize())))
+            rotulo.set_text(f"{p:.3f}")
+        self.titulo.set_text(titulo if titulo is not None else f"pesos (soma = {pesos.sum():.3f})")
+        if self.imagem is not None and jacobiano is not None:
+            jac = np.asarray(jacobiano, dtype=float)
+            self.imagem.set_data(jac)
+            for i in range(self.n):
+                for j in range(self.n):
+                    valor = jac[i, j]
+                    texto = self.textos_j[i][j]
+                    texto.set_text(f"{valor:+.3f}".replace("+0.000", "0.000").replace("-0.000", "0.000"))
+                    texto.set_color("black" if valor > 0.05 else "white")
+
+# ---------------------------------------------------------------------------------------------
+# Painéis
+# ---------------------------------------------------------------------------------------------
+
+
+def painel_softmax(
+    escores: tuple[float, ...] = (0.707, 0.0, 0.354),
+    temperatura: float = 1.0,
+    *,
+    mostrar_jacobiano: bool = True,
+) -> Painel:
+    """Sliders para os escores ``z`` e a temperatura ``T``; barras de ``s = softmax(z / T)`` ao vivo.
+
+    O padrão são os escores escalados do exemplo resolvido (``q·kᵢ/√2``), cujos pesos são
+    ``(0.455, 0.225, 0.320)``. Embaixo: a soma dos pesos, o maior peso, a entropia
+    ``H = −Σ sᵢ ln sᵢ`` (``ln n`` na uniforme, 0 no argmax) e o maior ``|J[i, j]|`` do jacobiano
+    ``J[i, j] = sᵢ(δᵢⱼ − sⱼ)`` (em relação à entrada da softmax, ``z/T``), que vai a 0 quando um peso
+    vai a 1 (saturação). Com ``mostrar_jacobiano`` aparece também o mapa de calor de ``J``.
+    Estado: ``escores``, ``temperatura``, ``pesos``, ``soma``, ``peso_max``, ``entropia``,
+    ``entropia_max``, ``jacobiano``, ``jacobiano_max``.
+    """
+
+    z0 = np.asarray(escores, dtype=float)
+    if z0.ndim != 1 or not 2 <= z0.size <= 6:
+        raise ValueError(f"painel_softmax aceita de 2 a 6 escores; recebi forma {z0.shape}.")
+    n = z0.size
+    if mostrar_jacobiano:
+        fig, axes = plots.nova_figura(8.8, 3.8, ncols=2)
+        fig.subplots_adjust(left=0.08, right=0.95, bottom=0.12, top=0.88, wspace=0.3)
+        figura = FiguraSoftmax(axes[0, 0], n, axes[0, 1])
+    else:
+        fig, axes = plots.nova_figura(5.0, 3.8)
+        fig.subplots_adjust(left=0.14, right=0.96, bottom=0.12, top=0.88)
+        figura = FiguraSoftmax(axes[0, 0], n)
+    controles: dict[str, W.ValueWidget] = {
+        f"z{i + 1}": slider(f"escore z{subscrito(i + 1)}", float(z), -5.0, 5.0, 0.001, readout_format=".3f") for i, z in enumerate(z0)
+    }
+    controles["temperatura"] = slider("temperatura T", temperatura, 0.1, 5.0, 0.05)
+
+    def calcular(v: dict[str, Any]) -> dict[str, Any]:
+        z = np.array([v[f"z{i + 1}"] for i in range(n)], dtype=float)
+        t = float(v["temperatura"])
+        s = softmax(z, temperature=t)
+        jac = softmax_jacobian(s)  # em relação à entrada da softmax, z/T (em relação a z: mais um fator 1/T)
+        positivos = s[s > 0]
+        entropia = float(-np.sum(positivos * np.log(positivos)))
+        soma = float(s.sum())
+        peso_max = float(s.max())
+        jac_max = float(np.abs(jac).max())
+        figura.atualizar(s, jac, titulo=f"s = softmax(z / T), T = {t:.2f}")
+        html = tabela([
+            ("escores z", ", ".join(f"{x:.2f}" for x in z)),
+            ("pesos s", ", ".join(f"{x:.3f}" for x in s)),
+            ("soma dos pesos", f"{soma:.3f}"),
+            ("maior peso", f"{peso_max:.3f} (uniforme: 1/{n} = {1 / n:.3f})"),
+            ("entropia H = −Σ sᵢ ln sᵢ", f"{entropia:.3f} (uniforme: ln {n} = {math.log(n):.3f}; argmax: 0)"),
+            ("maior |sᵢ(δᵢⱼ − sⱼ)| no jacobiano", f"{jac_max:.3f} (nunca passa de 0.25; → 0 quando um peso → 1)"),
+        ])
+        return {"escores": z, "temperatura": t, "pesos": s, "soma": soma, "peso_max": peso_max,
+                "entropia": entropia, "entropia_max": math.log(n), "jacobiano": jac, "jacobiano_max": jac_max,
+                "html": html}
+
+    return Painel(fig, controles, calcular, titulo="Softmax: escores viram pesos positivos que somam 1")
+
+# ---------------------------------------------------------------------------------------------
+# Corretores
+# ---------------------------------------------------------------------------------------------
+# O padrão de estabilidade de toda softmax da coleção (enunciado na seção da versão estável deste
+# notebook e cobrado por todo corretor que calcula uma softmax): linhas do mesmo lote separadas por
+# milhares, uma linha com escores muito espalhados e entrada em float32. Quem subtrai o máximo de
+# cada linha passa; quem não subtrai nada, subtrai o mínimo ou usa um máximo só para o lote inteiro
+# recebe NaN — e o nome do erro.
+
+
+def _softmax_sem_maximo(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _softmax_menos(x: np.ndarray, referencia: np.ndarray | float) -> np.ndarray:
+    e = np.exp(x - referencia)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _nao_finita(y: Any) -> bool:
+    return not np.all(np.isfinite(np.asarray(y, dtype=float)))
+
+
+#: como explicar cada versão instável (os textos valem para qualquer exercício que calcula uma softmax)
+EXPLICA_INSTAVEL = (
+    "Subtraia o máximo de **cada linha** antes de exponenciar — z − z.max(axis=-1, keepdims=True) —: "
+    "softmax(z) = softmax(z − c) para qualquer c, e com c = o máximo da linha nenhum e^(…) passa de 1."
+)
+
+
+def erros_de_estabilidade(softmax_de: Callable[..., Any]) -> list[Erro]:
+    """Os três jeitos clássicos de deixar uma softmax instável, para qualquer exercício que calcule uma.
+
+    ``softmax_de(trocar, **entradas)`` deve montar a resposta do exercício usando ``trocar(escores)`` no
+    lugar da softmax estável (assim o mesmo erro é reconhecido na softmax pura, na atenção, na
+    autoatenção…).
+    """
+    return [
+        Erro("sem subtrair o máximo (instável)",
+             "A resposta tem NaN ou inf: e^(escore) estourou o tipo de ponto flutuante (e^710 já passa do maior "
+             "float64; em float32, e^89). " + EXPLICA_INSTAVEL,
+             resposta=lambda **e: softmax_de(_softmax_sem_maximo, **e)),
+        Erro("subtraiu o mínimo (instável)",
+             "Você subtraiu o **mínimo** de cada linha: assim o menor e^(…) vale 1, mas o maior pode estourar — "
+             "numa linha como [-1000, 0, 1000], e^(1000 − (−1000)) = e^2000 é inf. " + EXPLICA_INSTAVEL,
+             resposta=lambda **e: softmax_de(lambda z: _softmax_menos(z, z.min(axis=-1, keepdims=True)), **e)),
+        Erro("um máximo só para o lote inteiro (instável)",
+             "Você subtraiu um máximo só, o do lote inteiro (z.max() sem axis). Numa linha cujos escores estão "
+             "milhares abaixo do maior escore do lote, todo e^(…) vira 0 e a divisão dá 0/0 = NaN. "
+             + EXPLICA_INSTAVEL,
+             resposta=lambda **e: softmax_de(lambda z: _softmax_menos(z, np.max(z)), **e)),
+    ]
+
+
+def casos_de_estabilidade() -> list[Caso]:
+    """Os casos do padrão de estabilidade para uma softmax sobre o último eixo (entradas ``x``)."""
+    return [
+        Caso("com linhas do mesmo lote separadas por milhares ([[0, 1, 2], [3000, 3001, 3002]])",
+             {"x": np.array([[0.0, 1.0, 2.0], [3000.0, 3001.0, 3002.0]])}),
+        Caso("com uma linha de escores muito espalhados ([-1000, 0, 1000])", {"x": np.array([-1000.0, 0.0, 1000.0])}),
+        Caso("com escores em float32 ([[1, 2, 3], [100, 101, 102]], dtype float32)",
+             {"x": np.array([[1.0, 2.0, 3.0], [100.0, 101.0, 102.0]], dtype=np.float32)}),
+    ]
+
+
+def _proporcional_sem_normalizar(y: Any, certo: np.ndarray, _caso: Caso) -> bool:
+    arr = np.asarray(y, dtype=float)
+    if arr.shape != certo.shape or _nao_finita(arr) or (arr <= 0).any():
+        return False
+    somas = arr.sum(axis=-1, keepdims=True)
+    return not np.allclose(somas, 1.0, rtol=1e-6) and np.allclose(arr / somas, certo, rtol=1e-6, atol=1e-9)
+
+
+def _somas_diferentes_de_1(y: Any, certo: np.ndarray, _caso: Caso) -> bool:
+    arr = np.asarray(y, dtype=float)
+    return arr.shape == certo.shape and not _nao_finita(arr) and not np.allclose(arr.sum(axis=-1), 1.0, rtol=1e-6)
+
+
+SOFTMAX = Exercicio(
+    nome="softmax estável",
+    casos=lambda: [
+        Caso("com x = [1., 2., 3.]", {"x": np.array([1.0, 2.0, 3.0])}),
+        Caso("com uma matriz (2, 3), [[1, 2, 3], [0, 0, 5]]", {"x": np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])}),
+        Caso("com escores grandes [1000, 1001, 1002]", {"x": np.array([1000.0, 1001.0, 1002.0])}),
+        Caso("com escores negativos [-3, -1, -2]", {"x": np.array([-3.0, -1.0, -2.0])}),
+        *casos_de_estabilidade(),
+    ],
+    certo=lambda x: softmax(x.astype(float), axis=-1),
+    dica_de_forma="A softmax devolve um array da mesma forma que x: um peso para cada escore.",
+    acerto="Correto! Sua softmax é estável (escores de 1000, linhas separadas por milhares e float32 não "
+           "estouram), trabalha no último eixo e produz pesos positivos que somam 1.",
+    erros=[
+        *erros_de_estabilidade(lambda trocar, x: trocar(x)),
+        Erro("eixo errado",
+             "Softmax calculada no eixo errado: numa matriz as **colunas** da sua saída somam 1, mas cada "
+             "**linha** (o último eixo) é que deve virar uma distribuição. Use axis=-1 e keepdims=True nas "
+             "reduções (max e sum).",
+             resposta=lambda x: softmax(x.astype(float), axis=0) if x.ndim == 2 else None),
+        Erro("normalizou pela matriz inteira",
+             "Você normalizou pela soma da matriz inteira: a matriz toda soma 1, mas cada linha deveria somar 1. "
+             "Some só ao longo do último eixo (axis=-1, keepdims=True).",
+             resposta=lambda x: (lambda e: e / e.sum())(np.exp(x - x.max())) if x.ndim == 2 else None),
+        Erro("sem exponenciar",
+             "Você normalizou x diretamente (x / soma(x)), sem exponenciar. A softmax usa exp(x) / soma(exp(x)): "
+             "a exponencial garante pesos positivos mesmo com escores negativos.",
+             resposta=lambda x: x / x.sum(axis=-1, keepdims=True)),
+        Erro("esqueceu de dividir pela soma",
+             "Os pesos têm as proporções certas, mas você esqueceu de dividir pela soma: cada linha precisa somar 1. "
+             "Divida exp(x) pela soma de exp(x) da linha.",
+             quando=_proporcional_sem_normalizar),
+        Erro("pesos que não somam 1",
+             "Os pesos não somam 1. Divida exp(x) pela soma de exp(x) ao longo do último eixo.",
+             quando=_somas_diferentes_de_1),
+    ],
+)
+
+
+def check_softmax(fn: Callable[[np.ndarray], Any]) -> bool:
+    """Confere uma softmax ``fn(x)`` ao longo do **último** eixo (vetor ``(n,)`` ou matriz ``(m, n)``).
+
+    Casos: um vetor pequeno, uma matriz ``(2, 3)`` (cada linha deve somar 1), escores enormes
+    (``[1000, 1001, 1002]``), escores negativos e o padrão de estabilidade da coleção (linhas do mesmo
+    lote separadas por milhares, uma linha muito espalhada, float32). Reconhece cada erro de
+    :data:`SOFTMAX`: sem subtrair o máximo, subtraindo o mínimo, um máximo só para o lote inteiro, eixo
+    errado, normalização pela matriz inteira, sem exponenciar, sem dividir pela soma.
+    """
+    return conferir(SOFTMAX, fn)
+
+
+def _jacobiano_com(trocar: Callable[[np.ndarray], np.ndarray], z: np.ndarray) -> np.ndarray:
+    s = trocar(z)
+    return np.diag(s) - np.outer(s, s)
+
+
+JACOBIANO = Exercicio(
+    nome="jacobiano da softmax",
+    casos=lambda: [
+        Caso("com os escores do exemplo z = [0.707, 0, 0.354]", {"z": np.array([0.707, 0.0, 0.354])}),
+        Caso("com z = [2, -1, 0.5, 0]", {"z": np.array([2.0, -1.0, 0.5, 0.0])}),
+        Caso("com escores grandes [1000, 1001, 999]", {"z": np.array([1000.0, 1001.0, 999.0])}),
+    ],
+    certo=lambda z: softmax_jacobian(softmax(z)),
+    dica_de_forma="O jacobiano tem uma linha por peso sᵢ e uma coluna por escore zⱼ: uma matriz (n, n).",
+    acerto="Correto! J = diag(s) − s sᵀ: positivo na diagonal, negativo fora dela e simétrico. Cada coluna soma 0 "
+           "(os pesos sempre somam 1) e cada linha também (somar a mesma constante a todos os escores não muda os "
+           "pesos).",
+    erros=[
+        Erro("só a diagonal, como vetor",
+             lambda z: f"Você devolveu só a diagonal, sᵢ(1 − sᵢ), como um vetor ({z.size},). O jacobiano é uma matriz "
+                       f"({z.size}, {z.size}): cada escore zⱼ mexe em **todos** os pesos sᵢ. Fora da diagonal, "
+                       "J[i, j] = −sᵢsⱼ.",
+             resposta=lambda z: softmax(z) * (1 - softmax(z))),
+        Erro("sem o termo −sᵢsⱼ",
+             "Faltou o termo −sᵢsⱼ: você devolveu só diag(s). Fora da diagonal o jacobiano não é 0 — aumentar um "
+             "escore **tira** peso dos outros (J[i, j] = −sᵢsⱼ para i ≠ j).",
+             resposta=lambda z: np.diag(softmax(z))),
+        Erro("sem o δᵢⱼ",
+             "Faltou o δᵢⱼ: na diagonal J[i, i] = sᵢ(1 − sᵢ), não −sᵢ². Some diag(s) a −s sᵀ.",
+             resposta=lambda z: -np.outer(softmax(z), softmax(z))),
+        Erro("sinal trocado",
+             "Sinal trocado: você calculou s sᵀ − diag(s). Aumentar zᵢ **aumenta** sᵢ, então a diagonal é positiva: "
+             "J = diag(s) − s sᵀ.",
+             resposta=lambda z: -softmax_jacobian(softmax(z))),
+        Erro("sem o fator sᵢ",
+             "Faltou multiplicar por sᵢ: você calculou δᵢⱼ − sⱼ. O certo é sᵢ(δᵢⱼ − sⱼ), ou seja, cada linha i "
+             "multiplicada por sᵢ.",
+             resposta=lambda z: np.eye(z.size) - softmax(z)[None, :]),
+        Erro("sᵢ no lugar de sⱼ",
+             "Você usou sᵢ onde deveria estar sⱼ: J[i, j] = sᵢ(δᵢⱼ − sⱼ), com o índice da **coluna** no segundo s. "
+             "Em numpy: np.diag(s) - np.outer(s, s).",
+             resposta=lambda z: softmax(z)[:, None] * (np.eye(z.size) - softmax(z)[:, None])),
+        Erro("escores z no lugar dos pesos s",
+             "Você usou os escores z no lugar dos pesos s. Primeiro calcule s = softmax(z); o jacobiano é "
+             "diag(s) − s sᵀ.",
+             resposta=lambda z: np.diag(z) - np.outer(z, z)),
+        Erro("softmax instável por dentro",
+             "Com escores grandes ([1000, 1001, 999]) o jacobiano saiu com NaN ou inf: exp(1000) estoura. Calcule s "
+             "com uma softmax estável (subtraindo o máximo) antes de montar a matriz.",
+             quando=lambda y, _certo, _caso: _nao_finita(y)),
+    ],
+)
+
+
+def check_jacobiano_softmax(fn: Callable[[np.ndarray], Any]) -> bool:
+    """Confere ``fn(z)`` = o jacobiano da softmax no vetor de escores ``z`` (1-D, tamanho ``n``).
+
+    A resposta é a matriz ``(n, n)`` com ``J[i, j] = ∂sᵢ/∂zⱼ = sᵢ(δᵢⱼ − sⱼ)``, onde ``s = softmax(z)``;
+    em forma matricial, ``diag(s) − s sᵀ``. Casos: os escores do exemplo resolvido, quatro escores com
+    um negativo e escores enormes (``[1000, 1001, 999]``, que exigem uma softmax estável por dentro).
+    Reconhece cada erro de :data:`JACOBIANO`.
+    """
+    return conferir(JACOBIANO, fn)

@@ -1,0 +1,154 @@
+"""A base dos painéis interativos (ipywidgets): :class:`Painel` e os controles.
+
+Todo painel é um :class:`Painel`: controles (sliders, caixas) à esquerda, a figura à direita e,
+embaixo, um texto com os números do momento. Mover um controle chama ``atualizar``, que refaz as
+contas (com o núcleo, :mod:`helpers.attention`), muda os artistas da figura no lugar e renderiza um
+PNG para um widget ``Image``. Isso funciona igual no JupyterLab, no Voilà e em testes sem navegador:
+``painel.controles["angulo_q"].value = 90`` atualiza ``painel.estado`` e ``painel.texto.value``.
+
+Cada painel também deixa uma figura estática do seu estado inicial (``painel.figura_estatica()``),
+para que o notebook se leia bem no GitHub, num PDF e no nbval. Os painéis de cada notebook moram na
+lição dele (:mod:`helpers.licoes`).
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import ipywidgets as W
+import numpy as np
+from IPython.display import Image
+from matplotlib.figure import Figure
+
+from . import plots
+
+
+def slider(descricao: str, valor: float, minimo: float, maximo: float, passo: float = 0.1, **kw: Any) -> W.FloatSlider:
+    """Um ``FloatSlider`` com a descrição inteira visível e atualização contínua."""
+    opcoes = dict(
+        value=valor, min=minimo, max=maximo, step=passo, description=descricao, continuous_update=True,
+        style={"description_width": "initial"}, layout=W.Layout(width="320px"),
+    )
+    opcoes.update(kw)
+    return W.FloatSlider(**opcoes)
+
+
+class Painel(W.VBox):
+    """Controles + figura (PNG) + números, ligados por uma função de atualização.
+
+    Parâmetros
+    ----------
+    fig : a ``Figure`` que o painel mostra (criada fora do pyplot).
+    controles : nome → widget com ``.value`` (a ordem é a ordem na tela).
+    calcular : recebe ``{nome: valor}`` dos controles, atualiza a figura e devolve o estado:
+        um dicionário de números que o painel mostra. A chave ``"html"``, se houver, é o texto
+        mostrado embaixo da figura.
+    titulo : uma linha em negrito acima do painel.
+    """
+
+    def __init__(
+        self,
+        fig: Figure,
+        controles: Mapping[str, W.ValueWidget],
+        calcular: Callable[[dict[str, Any]], dict[str, Any]],
+        titulo: str = "",
+    ):
+        self.fig = fig
+        self.controles = dict(controles)
+        self._calcular = calcular
+        self.imagem = W.Image(format="png", layout=W.Layout(max_width="100%"))
+        self.texto = W.HTML()
+        self.estado: dict[str, Any] = {}
+        self.ultimo_tempo_ms = 0.0
+        cabecalho = [W.HTML(f"<b>{titulo}</b>")] if titulo else []
+        coluna = W.VBox(list(self.controles.values()), layout=W.Layout(min_width="330px"))
+        super().__init__(cabecalho + [W.HBox([coluna, self.imagem], layout=W.Layout(flex_flow="row wrap")), self.texto])
+        for controle in self.controles.values():
+            controle.observe(self._ao_mudar, names="value")
+        self.atualizar()
+
+    def valores(self) -> dict[str, Any]:
+        """O valor atual de cada controle."""
+        return {nome: c.value for nome, c in self.controles.items()}
+
+    def _ao_mudar(self, _mudanca: Any) -> None:
+        self.atualizar()
+
+    def atualizar(self) -> dict[str, Any]:
+        """Recalcula, redesenha e devolve o novo estado (também guardado em ``self.estado``)."""
+        inicio = time.perf_counter()
+        estado = self._calcular(self.valores())
+        self.texto.value = estado.get("html", "")
+        self.imagem.value = plots.png(self.fig)
+        self.estado = estado
+        self.ultimo_tempo_ms = (time.perf_counter() - inicio) * 1000
+        return estado
+
+    def definir(self, **valores: Any) -> dict[str, Any]:
+        """Muda vários controles de uma vez (uma única atualização) e devolve o estado."""
+        for c in self.controles.values():
+            c.unobserve(self._ao_mudar, names="value")
+        try:
+            for nome, valor in valores.items():
+                if nome not in self.controles:
+                    raise ValueError(f"o painel não tem o controle {nome!r}; os controles são {list(self.controles)}.")
+                self.controles[nome].value = valor
+        finally:
+            for c in self.controles.values():
+                c.observe(self._ao_mudar, names="value")
+        return self.atualizar()
+
+    def figura_estatica(self) -> Image:
+        """A figura do estado atual como imagem estática (para o GitHub, PDF e nbval)."""
+        return Image(data=self.imagem.value, format="png")
+
+
+def tabela(linhas: list[tuple[str, str]]) -> str:
+    corpo = "".join(f"<tr><td style='padding-right:1em'>{a}</td><td><b>{b}</b></td></tr>" for a, b in linhas)
+    return f"<table style='font-size:1.15em'>{corpo}</table>"
+
+
+class PainelRedesenhaSoOQueMuda(Painel):
+    """Um :class:`Painel` que desenha a parte fixa da figura uma vez só (eixos, legendas, grades) e, a
+    cada movimento, só os artistas ``dinamicos`` por cima dela (a técnica de *blitting* do matplotlib).
+
+    Os artistas dinâmicos são marcados ``animated``: o desenho completo os pula, e o fundo fica
+    guardado. Cada atualização restaura o fundo, desenha os dinâmicos e codifica o PNG — o mesmo
+    resultado de redesenhar tudo, em uma fração do tempo.
+    """
+
+    def __init__(self, fig: Figure, controles: Mapping[str, W.ValueWidget],
+                 calcular: Callable[[dict[str, Any]], dict[str, Any]], titulo: str, dinamicos: list) -> None:
+        self._dinamicos = list(dinamicos)
+        self._fundo = None
+        for artista in self._dinamicos:
+            artista.set_animated(True)
+        super().__init__(fig, controles, calcular, titulo)
+
+    def atualizar(self) -> dict[str, Any]:
+        inicio = time.perf_counter()
+        estado = self._calcular(self.valores())
+        self.texto.value = estado.get("html", "")
+        self.imagem.value = self._png()
+        self.estado = estado
+        self.ultimo_tempo_ms = (time.perf_counter() - inicio) * 1000
+        return estado
+
+    def _png(self) -> bytes:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from PIL import Image as ImagemPIL
+
+        canvas = self.fig.canvas if isinstance(self.fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(self.fig)
+        if self._fundo is None:
+            canvas.draw()  # tudo menos os artistas animados
+            self._fundo = canvas.copy_from_bbox(self.fig.bbox)
+        else:
+            canvas.restore_region(self._fundo)
+        for artista in self._dinamicos:
+            self.fig.draw_artist(artista)
+        buf = io.BytesIO()
+        ImagemPIL.fromarray(np.asarray(canvas.buffer_rgba())).save(buf, format="png", compress_level=1)
+        return buf.getvalue()

@@ -1,0 +1,77 @@
+"""A checagem do ambiente diz o que fazer quando algo falta ou é antigo."""
+
+import numpy as np
+import pytest
+
+from helpers.licoes.comece import REQUISITOS, _versao, check_produto_escalar, verificar_ambiente
+
+
+def _tudo(v="99.0"):
+    return {r.pacote: v for r in REQUISITOS}
+
+
+def test_real_environment_is_ok(capsys):
+    assert verificar_ambiente() is True
+    assert "Tudo certo" in capsys.readouterr().out
+
+
+def test_missing_package(capsys):
+    versoes = _tudo()
+    versoes["ipywidgets"] = None
+    assert verificar_ambiente((3, 11), versoes) is False
+    out = capsys.readouterr().out
+    assert "❌ ipywidgets não encontrado" in out and "pip install -r requirements.txt" in out
+
+
+def test_old_package_and_old_python(capsys):
+    versoes = _tudo()
+    versoes["numpy"] = "1.26.4"
+    assert verificar_ambiente((3, 9), versoes) is False
+    out = capsys.readouterr().out
+    assert "numpy 1.26.4 é antigo demais (precisa de 2.0" in out
+    assert "Python 3.9" in out and "3.10" in out
+
+
+def test_version_parsing():
+    assert _versao("2.4.6") == (2, 4, 6)
+    assert _versao("4.5.post3") == (4, 5)
+    assert _versao("8.1.0rc1") == (8, 1, 0)
+    assert _versao("0.11.0") >= (0, 11)
+
+
+# === corretor (vindo de test_checks.py) ===
+
+# --- produto escalar (notebook 00) --------------------------------------------------------------
+
+
+def pe_ok(q, k):
+    return sum(a * b for a, b in zip(q, k))
+
+
+CASOS_PE = [
+    (lambda q, k: q * k, "esqueceu de **somar**"),
+    (lambda q, k: q + k, "somou os vetores"),
+    (lambda q, k: q.sum() * k.sum(), "multiplicou as somas"),
+    (lambda q, k: q[0] * k[0], "só a primeira coordenada"),
+    (lambda q, k: np.outer(q, k), "um único número"),
+]
+
+
+def test_check_produto_escalar(capsys):
+    assert check_produto_escalar(pe_ok) is True
+    assert check_produto_escalar(np.dot) is True
+    assert "Correto" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("fn", "explicacao"), CASOS_PE)
+def test_check_produto_escalar_names_mistake(fn, explicacao, capsys):
+    assert check_produto_escalar(fn) is False
+    assert explicacao in capsys.readouterr().out
+
+
+def test_check_produto_escalar_stub(capsys):
+    def produto_escalar(q, k):
+        raise NotImplementedError
+
+    assert check_produto_escalar(produto_escalar) is False
+    assert "ainda não foi implementada" in capsys.readouterr().out
