@@ -1,0 +1,1 @@
+"""As lições: um módulo por notebook."""
