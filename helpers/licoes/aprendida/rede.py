@@ -330,7 +330,8 @@ def iniciar_modelo(receita: Receita = RECEITA_COMPLETA) -> ModeloConcordancia:
 # ---------------------------------------------------------------------------------------------
 
 
-def _logits(p: dict[str, np.ndarray], lote: _Lote, n_cabecas: int, residual: bool):
+def _logits(p: dict[str, np.ndarray], lote: _Lote, n_cabecas: int, residual: bool) -> tuple[np.ndarray, tuple]:
+    """Os logits ``(B, 4)`` e o que a passada para trás precisa: ``(x_L, entradas, pesos, h)``."""
     x, entradas, pesos = _frente(p, lote.ids, lote.mascara, n_cabecas, residual)
     h = x[np.arange(len(lote.ids)), lote.posicao_alvo]  # (B, d): o vetor da lacuna
     logits = h @ p["w_saida"] + p["b_saida"]  # (B, 4)
@@ -408,13 +409,16 @@ class BaseSemAtencao:
         self.receita = receita
 
     def logits_lote(self, frases: Sequence[Frase]) -> NDArray[np.float64]:
+        """Os logits ``(B, 4)`` de um lote de frases."""
         return _logits_base(self.parametros, _lote(frases))[0]
 
     def prever_lote(self, frases: Sequence[Frase]) -> NDArray[np.int64]:
+        """As classes previstas ``(B,)`` (ids em :data:`ALVOS`)."""
         return np.argmax(self.logits_lote(frases), axis=-1)
 
 
-def _logits_base(p: dict[str, np.ndarray], lote: _Lote):
+def _logits_base(p: dict[str, np.ndarray], lote: _Lote) -> tuple[np.ndarray, tuple]:
+    """Os logits ``(B, 4)`` da baseline e ``(h, m, conta)``: a média ``(B, d)``, a máscara e o comprimento."""
     n = lote.ids.shape[1]
     x = p["embedding"][lote.ids] + p["posicao"][:n]  # (B, n, d)
     m = lote.mascara[..., None].astype(np.float64)  # (B, n, 1)
@@ -464,6 +468,7 @@ class Adam:
         self.t = 0
 
     def passo(self, grads: dict[str, np.ndarray], taxa: float) -> None:
+        """Um passo com a taxa ``taxa``; ``grads`` tem as chaves e formas de ``parametros``."""
         self.t += 1
         c1 = 1.0 - self.beta1 ** self.t
         c2 = 1.0 - self.beta2 ** self.t
