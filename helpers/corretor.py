@@ -530,6 +530,17 @@ def _corrigir(ex: Exercicio, fn: Any) -> Veredito:
     return Veredito(True, f"{OK} {ex.acerto() if callable(ex.acerto) else ex.acerto}")
 
 
+def corretor_de(ex: Exercicio | Previsao) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
+    """Marca uma função ``check_*`` com o exercício que ela corrige (``check_x.exercicio``): é assim que
+    os testes comparam os erros que o corretor reconhece com os "erros típicos" do guia do instrutor."""
+
+    def marcar(check: Callable[..., bool]) -> Callable[..., bool]:
+        check.exercicio = ex  # type: ignore[attr-defined]
+        return check
+
+    return marcar
+
+
 def corrigir(ex: Exercicio, fn: Any) -> Veredito:
     """Corrige ``fn`` no exercício ``ex`` e devolve o :class:`Veredito` (sem imprimir)."""
     try:

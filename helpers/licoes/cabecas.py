@@ -24,7 +24,7 @@ from ..attention import (
     kv_head_of_query,
     split_heads,
 )
-from ..corretor import Array, Bytes, Caso, Erro, Exercicio, NumeroDe, conferir
+from ..corretor import Array, Bytes, Caso, Erro, Exercicio, NumeroDe, conferir, corretor_de
 from ..formato import bytes_legiveis, milhares, vetor
 from ..paineis import Painel, tabela
 from ..plots import CORES, MAPA
@@ -477,6 +477,7 @@ DIVIDIR_CABECAS = Exercicio(
 )
 
 
+@corretor_de(DIVIDIR_CABECAS)
 def check_dividir_cabecas(fn: Callable[[np.ndarray, int], Any]) -> bool:
     """Confere ``fn(x, n_heads)``: ``(n, n_heads·d_head)`` → ``(n_heads, n, d_head)``, com a cabeça ``h``
     recebendo as colunas ``h·d_head : (h+1)·d_head`` de cada token.
@@ -560,6 +561,7 @@ CABECA_KV = Exercicio(
 )
 
 
+@corretor_de(CABECA_KV)
 def check_cabeca_kv(fn: Callable[[int, int, int], Any]) -> bool:
     """Confere ``fn(h, n_heads, n_kv_heads)`` = a cabeça de key/value usada pela query ``h`` na atenção
     com keys/values agrupadas (GQA): ``h // (n_heads // n_kv_heads)``, grupos de queries **consecutivas**.
@@ -669,6 +671,7 @@ MEMORIA_KV = Exercicio(
 )
 
 
+@corretor_de(MEMORIA_KV)
 def check_memoria_kv(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(n_tokens, n_layers, n_heads, n_kv_heads, d_head, bytes_per_value)`` = bytes do KV cache,
     ``2 · n_layers · n_kv_heads · n_tokens · d_head · bytes_per_value`` (os nomes são os de

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..corretor import Array, Caso, Erro, Exercicio, Numero, conferir
+from ..corretor import Array, Caso, Erro, Exercicio, Numero, conferir, corretor_de
 from ..formato import vetor
 from .produto_escalar import painel_produto_escalar
 
@@ -140,6 +140,7 @@ PRODUTO_ESCALAR = Exercicio(
 )
 
 
+@corretor_de(PRODUTO_ESCALAR)
 def check_produto_escalar(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
     """Confere ``fn(q, k)`` = produto escalar ``Σ qᵢ kᵢ`` de dois vetores 1-D (um número).
 

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 from ..attention import (
     softmax,
 )
-from ..corretor import Array, Bytes, Caso, Erro, Exercicio, Formato, Numero, RespostaInvalida, conferir
+from ..corretor import Array, Bytes, Caso, Erro, Exercicio, Formato, Numero, RespostaInvalida, conferir, corretor_de
 from ..efficient import attention_costs, combine_states, computed_pairs
 from ..formato import bytes_legiveis, milhares, numero_legivel, vetor
 from ..paineis import Painel, PainelRedesenhaSoOQueMuda
@@ -430,6 +430,7 @@ COMBINAR_ESTADOS = Exercicio(
 )
 
 
+@corretor_de(COMBINAR_ESTADOS)
 def check_combinar_estados(fn: Callable[[tuple, tuple], Any]) -> bool:
     """Confere ``fn(estado_a, estado_b)`` → ``(m, l, acc)``: o passo que junta dois estados parciais
     ``(m, l, acc)`` da softmax online (a referência é :func:`helpers.efficient.combine_states`).
@@ -499,6 +500,7 @@ MEMORIA_PESOS = Exercicio(
 )
 
 
+@corretor_de(MEMORIA_PESOS)
 def check_memoria_pesos(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(n, n_heads, bytes_per_value)`` = os bytes das matrizes de pesos de atenção de uma camada:
     ``n² · n_heads · bytes_per_value`` (uma matriz ``n × n`` por cabeça).

@@ -20,7 +20,7 @@ from ..attention import (
     softmax,
     softmax_jacobian,
 )
-from ..corretor import Caso, Erro, Exercicio, conferir
+from ..corretor import Caso, Erro, Exercicio, conferir, corretor_de
 from ..formato import sobrescrito
 from ..paineis import Painel, tabela
 from ..plots import CORES
@@ -254,6 +254,7 @@ ESCORES_ESCALADOS = Exercicio(
 )
 
 
+@corretor_de(ESCORES_ESCALADOS)
 def check_escores_escalados(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
     """Confere ``fn(q, K)`` = ``K @ q / √d``: os escores de uma query ``(d,)`` contra as keys ``K`` ``(n, d)``,
     divididos pela raiz da dimensão ``d`` (o comprimento de cada vetor).

@@ -16,7 +16,7 @@ from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
 from .. import plots, recurrent
-from ..corretor import Caso, Erro, Exercicio, conferir
+from ..corretor import Caso, Erro, Exercicio, conferir, corretor_de
 from ..formato import vetor
 from ..paineis import Painel, tabela
 from ..plots import CORES, MAPA
@@ -262,6 +262,7 @@ PASSO_RNN = Exercicio(
 )
 
 
+@corretor_de(PASSO_RNN)
 def check_passo_rnn(fn: Callable[..., Any]) -> bool:
     """Confere um passo de RNN ``fn(h, x, W_h, W_x, b)`` = ``tanh(W_h h + W_x x + b)``, forma ``(n,)``.
 

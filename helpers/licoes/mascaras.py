@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from .. import plots
 from ..attention import causal_mask, padding_mask, scaled_dot_product_attention
-from ..corretor import Caso, Erro, Exercicio, Mascara, conferir
+from ..corretor import Caso, Erro, Exercicio, Mascara, conferir, corretor_de
 from ..paineis import Painel, tabela
 from ..plots import CORES, MAPA
 from .soma_ponderada import check_attention  # noqa: F401 - o 07 confere a atenção com máscara com o corretor do 05
@@ -367,6 +367,7 @@ MASCARA_CAUSAL = Exercicio(
 )
 
 
+@corretor_de(MASCARA_CAUSAL)
 def check_mascara_causal(fn: Callable[[int], Any]) -> bool:
     """Confere ``fn(n)`` = a máscara causal ``(n, n)`` booleana: ``True`` onde a query ``i`` pode olhar
     para a key ``j``, isto é, ``j <= i`` (o triângulo de baixo, com a diagonal).
@@ -461,6 +462,7 @@ MASCARA_PADDING = Exercicio(
 )
 
 
+@corretor_de(MASCARA_PADDING)
 def check_mascara_padding(fn: Callable[[np.ndarray, int], Any]) -> bool:
     """Confere ``fn(lengths, n)`` = a máscara de padding ``(b, 1, n)`` booleana, com
     ``mask[b, 0, j] = j < lengths[b]`` (``True`` = token de verdade, pode olhar).

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from .. import plots
-from ..corretor import Caso, Erro, Exercicio, conferir
+from ..corretor import Caso, Erro, Exercicio, conferir, corretor_de
 from ..formato import subscrito
 from ..paineis import Painel, slider, tabela
 from ..plots import CORES
@@ -364,6 +364,7 @@ ESCORES = Exercicio(
 )
 
 
+@corretor_de(ESCORES)
 def check_escores(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
     """Confere ``fn(q, K)``: os escores ``q·kᵢ`` de uma query ``(d,)`` contra as keys ``K`` ``(n, d)``,
     todos de uma vez, num vetor ``(n,)`` na ordem das keys.

@@ -23,7 +23,7 @@ from ..attention import (
     scaled_dot_product_attention,
     softmax,
 )
-from ..corretor import Array, Caso, Erro, Exercicio, SaidaOuPar, Sequencia, conferir
+from ..corretor import Array, Caso, Erro, Exercicio, SaidaOuPar, Sequencia, conferir, corretor_de
 from ..formato import par
 from ..paineis import Painel, slider, tabela
 from ..plots import CORES, MAPA
@@ -480,6 +480,7 @@ PROJECOES = Exercicio(
 )
 
 
+@corretor_de(PROJECOES)
 def check_projecoes(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(X, W_q, W_k, W_v)`` = ``(X @ W_q, X @ W_k, X @ W_v)``.
 
@@ -700,6 +701,7 @@ AUTOATENCAO = Exercicio(
 )
 
 
+@corretor_de(AUTOATENCAO)
 def check_autoatencao(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(X, W_q, W_k, W_v)`` = ``(saídas, pesos)``: a autoatenção inteira de uma frase.
 

@@ -24,7 +24,7 @@ from ..attention import (
     softmax,
     split_heads,
 )
-from ..corretor import ERRO, OK, PENDENTE, Caso, Erro, Exercicio, SaidaOuPar, conferir
+from ..corretor import ERRO, OK, PENDENTE, Caso, Erro, Exercicio, SaidaOuPar, conferir, corretor_de
 from ..data import carregar_quiz
 from ..plots import CORES, MAPA
 
@@ -345,6 +345,7 @@ MECANISMO = Exercicio(
 )
 
 
+@corretor_de(MECANISMO)
 def check_mecanismo(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(X, W_q, W_k, W_v, W_o, n_heads)``: a atenção de várias cabeças inteira, de ``X``
     ``(n, d_model)`` à saída ``(n, d_out)`` — projeções, divisão em cabeças, ``softmax(Q Kᵀ/√d_head) V``

@@ -21,7 +21,7 @@ from ..attention import (
     softmax,
     softmax_jacobian,
 )
-from ..corretor import Caso, Erro, Exercicio, conferir
+from ..corretor import Caso, Erro, Exercicio, conferir, corretor_de
 from ..formato import subscrito
 from ..paineis import Painel, slider, tabela
 from ..plots import CORES, MAPA
@@ -270,6 +270,7 @@ SOFTMAX = Exercicio(
 )
 
 
+@corretor_de(SOFTMAX)
 def check_softmax(fn: Callable[[np.ndarray], Any]) -> bool:
     """Confere uma softmax ``fn(x)`` ao longo do **último** eixo (vetor ``(n,)`` ou matriz ``(m, n)``).
 
@@ -336,6 +337,7 @@ JACOBIANO = Exercicio(
 )
 
 
+@corretor_de(JACOBIANO)
 def check_jacobiano_softmax(fn: Callable[[np.ndarray], Any]) -> bool:
     """Confere ``fn(z)`` = o jacobiano da softmax no vetor de escores ``z`` (1-D, tamanho ``n``).
 

@@ -23,7 +23,7 @@ from ..attention import (
     scaled_dot_product_attention,
     softmax,
 )
-from ..corretor import Caso, Erro, Exercicio, SaidaOuPar, conferir
+from ..corretor import Caso, Erro, Exercicio, SaidaOuPar, conferir, corretor_de
 from ..formato import par, subscrito
 from ..paineis import Painel, slider
 from ..plots import CORES
@@ -477,6 +477,11 @@ def _nome_mascara(fn: Callable[..., Any]) -> str | None:
     return "mask" if "mask" in params else "mascara" if "mascara" in params else None
 
 
+#: a versão mais completa do exercício (várias queries e máscara): a que o guia do instrutor descreve
+ATENCAO = exercicio_atencao(varias_queries=True, nome_mascara="mask")
+
+
+@corretor_de(ATENCAO)
 def check_attention(fn: Callable[..., Any], *, varias_queries: bool = False) -> bool:
     """Confere uma atenção por produto escalar escalado ``fn(q, K, V)``.
 
