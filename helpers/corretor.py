@@ -23,8 +23,6 @@ Num notebook::
 from __future__ import annotations
 
 import copy
-import inspect
-import math
 import signal
 import threading
 import warnings
@@ -34,7 +32,19 @@ from typing import Any
 
 import numpy as np
 
-from .formato import milhares, vetor
+from .respostas import (  # noqa: F401 - os formatos, reexportados: uma lição importa tudo daqui
+    Array,
+    Bytes,
+    Formato,
+    Mascara,
+    Numero,
+    NumeroAproximado,
+    NumeroDe,
+    RespostaInvalida,
+    SaidaOuPar,
+    Sequencia,
+    Texto,
+)
 
 OK = "✅"
 ERRO = "❌"
@@ -53,185 +63,6 @@ class Veredito:
     ok: bool
     mensagem: str
     erro: str | None = None
-
-
-# ---------------------------------------------------------------------------------------------
-# Formatos de resposta: o que conta como "a mesma resposta"
-# ---------------------------------------------------------------------------------------------
-
-
-class RespostaInvalida(Exception):
-    """A resposta não tem o formato pedido; a mensagem diz o que veio e o que se esperava."""
-
-
-def _tipo(y: Any) -> str:
-    return type(y).__name__
-
-
-class Formato:
-    """Como ler e comparar uma resposta. ``normalizar`` levanta :class:`RespostaInvalida`."""
-
-    def normalizar(self, y: Any) -> Any:
-        raise NotImplementedError
-
-    def igual(self, a: Any, b: Any) -> bool:
-        raise NotImplementedError
-
-    def mostrar(self, x: Any) -> str:
-        return repr(x)
-
-    def forma(self, x: Any) -> Any:
-        """O "tamanho" da resposta normalizada, para a mensagem de forma errada (``None`` se não se aplica)."""
-        return None
-
-
-@dataclass(frozen=True)
-class Array(Formato):
-    """Um array de números; aceita listas, tuplas, arrays de qualquer tipo numérico e escalares."""
-
-    tol: float = 1e-6
-
-    def normalizar(self, y: Any) -> np.ndarray:
-        if isinstance(y, (str, bytes, dict, set)) or callable(y) or inspect.isgenerator(y):
-            raise RespostaInvalida(f"a resposta deveria ser um array de números, mas veio {_tipo(y)}")
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                arr = np.asarray(y, dtype=float)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise RespostaInvalida(
-                f"não consegui ler a resposta ({_tipo(y)}) como um array de números — listas de tamanhos "
-                f"diferentes, ou algo que não é número? ({exc})"
-            ) from exc
-        return arr
-
-    def igual(self, a: np.ndarray, b: np.ndarray) -> bool:
-        return a.shape == b.shape and bool(np.allclose(a, b, rtol=self.tol, atol=self.tol, equal_nan=True))
-
-    def mostrar(self, x: np.ndarray) -> str:
-        return vetor(x)
-
-    def forma(self, x: np.ndarray) -> tuple:
-        return x.shape
-
-
-@dataclass(frozen=True)
-class Numero(Formato):
-    """Um número só: ``int``, ``float``, um escalar do numpy ou um array de forma ``()``."""
-
-    rel: float = 1e-9
-    abs: float = 1e-12
-
-    def normalizar(self, y: Any) -> float:
-        if isinstance(y, bool):
-            raise RespostaInvalida(f"a resposta deveria ser um número, mas veio um booleano ({y})")
-        arr = Array().normalizar(y)
-        if arr.shape != ():
-            raise RespostaInvalida(f"a resposta deveria ser um único número, mas veio um array de forma {arr.shape}")
-        return float(arr)
-
-    def igual(self, a: float, b: float) -> bool:
-        return math.isclose(a, b, rel_tol=self.rel, abs_tol=self.abs)
-
-    def mostrar(self, x: float) -> str:
-        return f"{x:.6g}"
-
-
-def _descrever(y: Any) -> str:
-    """O que veio, para uma mensagem: o próprio valor se for curto, senão o tipo (e a forma)."""
-    texto = repr(y)
-    if len(texto) <= 40:
-        return texto
-    try:
-        forma = np.shape(y)
-    except (TypeError, ValueError):
-        forma = ()
-    return type(y).__name__ + (f" de forma {forma}" if forma else "")
-
-
-@dataclass(frozen=True)
-class NumeroDe(Numero):
-    """Um :class:`Numero` que diz, quando a resposta não é um número, que número se esperava."""
-
-    o_que: str = "um número"
-
-    def normalizar(self, y: Any) -> float:
-        try:
-            return super().normalizar(y)
-        except RespostaInvalida:
-            raise RespostaInvalida(f"a resposta deve ser {self.o_que}, mas veio {_descrever(y)}") from None
-
-
-@dataclass(frozen=True)
-class Bytes(NumeroDe):
-    """Uma quantidade de bytes (um número), mostrada com os milhares separados: ``536 870 912 bytes``."""
-
-    o_que: str = "um número (de bytes)"
-
-    def mostrar(self, x: float) -> str:
-        return f"{milhares(x)} bytes"
-
-
-@dataclass(frozen=True)
-class Mascara(Formato):
-    """Uma máscara: booleanos, ou números que são só 0 e 1 (o dtype é conferido à parte, por um
-    :class:`Erro` com ``sempre=True``, para que o erro tenha nome)."""
-
-    def normalizar(self, y: Any) -> np.ndarray:
-        if isinstance(y, (str, bytes, dict, set)) or callable(y):
-            raise RespostaInvalida(f"a resposta deveria ser uma máscara (array de True/False), mas veio {_tipo(y)}")
-        try:
-            arr = np.asarray(y)
-        except (TypeError, ValueError) as exc:
-            raise RespostaInvalida(f"não consegui ler a resposta ({_tipo(y)}) como um array ({exc})") from exc
-        if arr.dtype == np.bool_:
-            return arr
-        if arr.dtype.kind in "iuf" and np.isin(arr, (0, 1)).all():
-            return arr.astype(bool)
-        valores = np.unique(arr)[:5] if arr.dtype.kind in "biuf" else "não numéricos"
-        raise RespostaInvalida(f"a máscara deveria ser booleana (True/False); veio um array de dtype {arr.dtype} "
-                               f"com valores {valores}")
-
-    def igual(self, a: np.ndarray, b: np.ndarray) -> bool:
-        return a.shape == b.shape and bool(np.array_equal(a, b))
-
-    def mostrar(self, x: np.ndarray) -> str:
-        return str(np.asarray(x).astype(int))
-
-    def forma(self, x: np.ndarray) -> tuple:
-        return x.shape
-
-
-@dataclass(frozen=True)
-class Sequencia(Formato):
-    """Várias respostas juntas, como ``(saídas, pesos)`` ou ``(Q, K, V)``; aceita tupla ou lista."""
-
-    partes: tuple[Formato, ...]
-    nome: str  # como o enunciado escreve a resposta: "(saídas, pesos)"
-
-    def normalizar(self, y: Any) -> tuple:
-        if isinstance(y, np.ndarray) or not isinstance(y, (tuple, list)):
-            raise RespostaInvalida(f"a função deve devolver {self.nome}; veio {_tipo(y)}")
-        if len(y) != len(self.partes):
-            raise RespostaInvalida(f"a função deve devolver {self.nome} ({len(self.partes)} coisas); veio "
-                                   f"{_tipo(y)} de tamanho {len(y)}")
-        return tuple(f.normalizar(p) for f, p in zip(self.partes, y))
-
-    def igual(self, a: tuple, b: tuple) -> bool:
-        return all(f.igual(x, z) for f, x, z in zip(self.partes, a, b))
-
-    def mostrar(self, x: tuple) -> str:
-        return "(" + ", ".join(f.mostrar(p) for f, p in zip(self.partes, x)) + ")"
-
-
-@dataclass(frozen=True)
-class SaidaOuPar(Array):
-    """A saída da atenção, aceitando também o par ``(saída, pesos)`` (só a saída é comparada)."""
-
-    def normalizar(self, y: Any) -> np.ndarray:
-        if isinstance(y, (tuple, list)) and len(y) == 2 and np.ndim(y[0]) > 0:
-            y = y[0]
-        return super().normalizar(y)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -494,7 +325,7 @@ def _diagnosticar(ex: Exercicio, falhas: list[_Falha], nome: str) -> Veredito:
 def _corrigir(ex: Exercicio, fn: Any) -> Veredito:
     if not callable(fn):
         return Veredito(False, f"{ERRO} Passe a **função** ao corretor, sem parênteses — check_…(minha_funcao), e "
-                               f"não check_…(minha_funcao(...)). Veio {_tipo(fn)}.", "tipo")
+                               f"não check_…(minha_funcao(...)). Veio {type(fn).__name__}.", "tipo")
     nome = getattr(fn, "__name__", "sua função")
     falhas: list[_Falha] = []
     for caso in ex.casos():
@@ -561,42 +392,6 @@ def conferir(ex: Exercicio, fn: Any) -> bool:
 # ---------------------------------------------------------------------------------------------
 # Prever, depois conferir
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Texto(Formato):
-    """Uma resposta curta em texto (um nome, uma letra): compara sem maiúsculas, espaços e acentos de
-    índice (``"k2"``, ``" K₂ "`` e ``"k₂"`` são a mesma resposta)."""
-
-    def normalizar(self, y: Any) -> str:
-        if not isinstance(y, str):
-            raise RespostaInvalida(f"a resposta é um texto curto, entre aspas; veio {_tipo(y)}")
-        return y.strip().lower().translate(str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")).replace(" ", "")
-
-    def igual(self, a: str, b: str) -> bool:
-        return a == b
-
-    def mostrar(self, x: str) -> str:
-        return repr(x)
-
-
-@dataclass(frozen=True)
-class NumeroAproximado(Numero):
-    """Um número dito "de cabeça": aceita o arredondamento até ``casas`` casas decimais e a vírgula
-    decimal (``"0,67"`` vale ``0.665``)."""
-
-    casas: int = 2
-
-    def normalizar(self, y: Any) -> float:
-        if isinstance(y, str):
-            try:
-                y = float(y.strip().replace(",", "."))
-            except ValueError as exc:
-                raise RespostaInvalida(f"a resposta é um número (como 0,5 ou 3); veio {y!r}") from exc
-        return super().normalizar(y)
-
-    def igual(self, a: float, b: float) -> bool:
-        return abs(a - b) <= 0.5 * 10 ** (-self.casas) + 1e-12 * max(1.0, abs(b))
 
 
 @dataclass(frozen=True)
