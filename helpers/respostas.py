@@ -230,3 +230,7 @@ class NumeroAproximado(Numero):
 
     def igual(self, a: float, b: float) -> bool:
         return abs(a - b) <= 0.5 * 10 ** (-self.casas) + 1e-12 * max(1.0, abs(b))
+
+    def mostrar(self, x: float) -> str:
+        """Com uma casa a mais que a precisão pedida (``0.4555`` com 2 casas → ``0.456``)."""
+        return f"{x:.{self.casas + 1}f}".rstrip("0").rstrip(".") or "0"

@@ -77,6 +77,6 @@ def numeros_do_guia_fora_do_notebook(secao: str, caminho: Path) -> list[str]:
     faltam = []
     for m in _NUMERO.finditer(secao):
         numero = m.group(0).lstrip("-")
-        if numero not in texto and numero.replace(",", ".") not in texto:
+        if not any(forma in texto for forma in (numero, numero.replace(",", "."), numero.replace(".", ","))):
             faltam.append(numero)
     return faltam

@@ -165,3 +165,14 @@ def test_one_notebook_one_lesson_module_one_test_file_one_guide_section():
         # o notebook importa a sua lição, e só ela, como `licao`
         fontes = "\n".join(_fonte(c) for c in _nb(PASTA / etapa.arquivo)["cells"] if c["cell_type"] == "code")
         assert re.findall(r"from helpers\.licoes import (\w+) as licao", fontes) == [etapa.licao], etapa.arquivo
+
+
+def test_consecutive_stream_outputs_are_joined():
+    saidas = [{"output_type": "stream", "name": "stdout", "text": "a\n"},
+              {"output_type": "stream", "name": "stdout", "text": ["b\n"]},
+              {"output_type": "stream", "name": "stderr", "text": "c\n"},
+              {"output_type": "display_data", "data": {}},
+              {"output_type": "stream", "name": "stdout", "text": "d\n"}]
+    juntas = tn.juntar_fluxos(saidas)
+    assert [o.get("name") for o in juntas] == ["stdout", "stderr", None, "stdout"]
+    assert juntas[0]["text"] == "a\nb\n"

@@ -173,6 +173,22 @@ def atualizar_tudo() -> None:
         README.write_text(readme_atualizado(), encoding="utf-8")
 
 
+def juntar_fluxos(saidas: list) -> list:
+    """Junta saídas de texto seguidas do mesmo fluxo (stdout com stdout) numa só.
+
+    O kernel às vezes parte um mesmo ``print`` em dois pedaços, ao acaso; juntá-los deixa o notebook
+    gravado igual de uma execução para outra (o nbval já compara os fluxos juntados).
+    """
+    juntas: list = []
+    for o in saidas:
+        if (juntas and o.get("output_type") == "stream" and juntas[-1].get("output_type") == "stream"
+                and juntas[-1].get("name") == o.get("name")):
+            juntas[-1]["text"] = "".join(juntas[-1]["text"]) + "".join(o["text"])
+        else:
+            juntas.append(o)
+    return juntas
+
+
 def executar(caminho: Path, timeout: int = 600) -> None:
     """Reexecuta ``caminho`` num kernel novo, de cima a baixo, e grava as saídas.
 
@@ -193,6 +209,9 @@ def executar(caminho: Path, timeout: int = 600) -> None:
                              resources={"metadata": {"path": str(caminho.parent)}})
     cliente.execute()
     nb.metadata.pop("widgets", None)
+    for c in nb.cells:
+        if c.cell_type == "code":
+            c.outputs = juntar_fluxos(c.outputs)
     nbformat.write(nb, caminho)
     _gravar(caminho, notebook_atualizado(caminho))
 
