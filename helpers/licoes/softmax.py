@@ -326,7 +326,7 @@ def livrar(erros: list[Erro], livres_de: Callable[..., np.ndarray]) -> list[Erro
             for e in erros]
 
 
-def erro_nan_na_linha_mascarada(o_que: str = "a saída") -> Erro:
+def erro_nan_na_linha_mascarada(quem: str = "uma query **sem nenhuma key permitida**") -> Erro:
     """O NaN na linha de uma query sem nenhuma key permitida, com nome (o resto da resposta está certo).
 
     Reconhecido quando os únicos números não finitos da resposta estão nas entradas livres da resposta
@@ -344,8 +344,7 @@ def erro_nan_na_linha_mascarada(o_que: str = "a saída") -> Erro:
                 and bool(np.allclose(v[~certo.livres], certo.valor[~certo.livres], rtol=1e-6, atol=1e-6)))
 
     return Erro("NaN na linha toda mascarada",
-                f"Quase tudo certo: só a linha de uma query **sem nenhuma key permitida** saiu NaN em {o_que}. Com "
-                "todos os escores da linha em -inf, o máximo da linha também é -inf, e -inf − (-inf) = NaN (ou a "
+                f"Quase tudo certo: só a saída de {quem} saiu NaN. Com todos os escores da linha em -inf, o máximo da linha também é -inf, e -inf − (-inf) = NaN (ou a "
                 "soma das exponenciais dá 0 e sobra 0/0). Nessa linha vale qualquer número finito — a coleção usa "
                 "zeros: por exemplo, troque o máximo por 0 onde ele não for finito "
                 "(np.where(np.isfinite(m), m, 0)) e divida por 1 onde a soma for 0. Um NaN ali não fica quieto: "
