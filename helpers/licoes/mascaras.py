@@ -465,7 +465,7 @@ MASCARA_PADDING = Exercicio(
              "verdade): mask[b, 0, j] = j < lengths[b].",
              resposta=_padding_com(lambda j, L, n: j >= L)),
         Erro("padding à esquerda",
-             "Você liberou as **últimas** lengths[b] posições: isso é o padding à **esquerda** (o enchimento no "
+             "Você liberou as **últimas** lengths[b] posições: isso é o padding à **esquerda** (o preenchimento no "
              "começo). Aqui os tokens de verdade vêm primeiro e o <pad> no fim: eles ocupam as posições 0, …, "
              "lengths[b] − 1, então mask[b, 0, j] = j < lengths[b].",
              resposta=_padding_com(lambda j, L, n: j >= n - L)),

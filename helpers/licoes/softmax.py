@@ -235,7 +235,7 @@ def casos_de_estabilidade() -> list[Caso]:
 
 # --- a linha inteiramente mascarada ----------------------------------------------------------------
 # Uma query sem nenhuma key permitida não tem média ponderada a calcular: qualquer saída **finita**
-# serve nessa linha (ela é de enchimento e será descartada); NaN, não — ele contamina o lote inteiro.
+# serve nessa linha (ela é de preenchimento e será descartada); NaN, não — ele contamina o lote inteiro.
 # A resposta certa de um exercício com máscara vem então como :class:`ComLinhasLivres` (o valor e as
 # entradas "livres"), e o formato :class:`SaidaComLinhasLivres` compara só o resto.
 
