@@ -534,11 +534,11 @@ def _atencao_mascarada_certa(q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: 
     return ComLinhasLivres(saida, _livres_atencao(q, K, V, mask))
 
 
-def _mask_none_vira_tudo_proibido(y: Any, _certo: Any, caso: Caso) -> bool:
+def _mask_none_vira_tudo_proibido(y: Any, certo: ComLinhasLivres, caso: Caso) -> bool:
     if "mask" in caso.entradas:
         return False
     v = SaidaOuPar().normalizar(y)
-    return bool(np.all(~np.isfinite(v)) or np.all(v == 0))
+    return v.shape == certo.valor.shape and bool(np.all(~np.isfinite(v)) or np.all(v == 0))
 
 
 def _casos_atencao_mascarada() -> list[Caso]:

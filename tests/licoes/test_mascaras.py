@@ -525,6 +525,15 @@ def test_atencao_com_mascara_menos_10_parece_certo_com_quatro_casas_mas_e_pego()
     assert "abaixo de −10" in veredito.mensagem
 
 
+@pytest.mark.parametrize("exercicio", ["ATENCAO_MASCARA", "ATENCAO_CRUZADA"])
+@pytest.mark.parametrize("resposta, erro", [(None, "pendente"), ("oi", "tipo"), (np.zeros(3), "forma"),
+                                            ({"a": 1}, "tipo"), ([[1, 2], [3], [4, 5, 6]], "tipo")],
+                         ids=["None", "texto", "forma", "dict", "lista torta"])
+def test_respostas_estranhas_viram_veredito_sem_traceback(exercicio, resposta, erro):
+    v = corrigir(getattr(licao, exercicio), lambda *a, **k: resposta)
+    assert not v.ok and v.erro == erro, v.mensagem
+
+
 def test_atencao_com_mascara_esqueleto_e_forma(capsys):
     def esqueleto(q, K, V, mask=None):
         raise NotImplementedError
