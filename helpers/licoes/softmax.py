@@ -1,4 +1,4 @@
-"""Lição "Softmax" (notebook ``softmax``): o painel da softmax (pesos, temperatura, jacobiano), o padrão de estabilidade e os corretores da softmax e do jacobiano.
+"""Lição "Softmax" (notebook ``softmax``): o painel da softmax (pesos, temperatura, jacobiano), o padrão de estabilidade (também o da linha toda mascarada) e os corretores da softmax, do jacobiano e da previsão do notebook.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -6,8 +6,10 @@ mostra e corrige.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as W
@@ -21,8 +23,19 @@ from ..attention import (
     softmax,
     softmax_jacobian,
 )
-from ..corretor import Caso, Erro, Exercicio, conferir, corretor_de
-from ..formato import subscrito
+from ..corretor import (
+    Caso,
+    Erro,
+    Exercicio,
+    NumeroAproximado,
+    Previsao,
+    RespostaInvalida,
+    SaidaOuPar,
+    conferir,
+    conferir_previsao,
+    corretor_de,
+)
+from ..formato import subscrito, vetor
 from ..paineis import Painel, slider, tabela
 from ..plots import CORES, MAPA
 
@@ -157,9 +170,11 @@ def painel_softmax(
 # ---------------------------------------------------------------------------------------------
 # O padrão de estabilidade de toda softmax da coleção (enunciado na seção da versão estável deste
 # notebook e cobrado por todo corretor que calcula uma softmax): linhas do mesmo lote separadas por
-# milhares, uma linha com escores muito espalhados e entrada em float32. Quem subtrai o máximo de
-# cada linha passa; quem não subtrai nada, subtrai o mínimo ou usa um máximo só para o lote inteiro
-# recebe NaN — e o nome do erro.
+# milhares, uma linha com escores muito espalhados, entrada em float32 e, onde houver máscara, uma
+# linha inteiramente mascarada. Quem subtrai o máximo de cada linha passa; quem não subtrai nada,
+# subtrai o mínimo ou usa um máximo só para o lote inteiro recebe NaN — e o nome do erro. Na linha
+# toda mascarada vale qualquer saída finita (zeros é a convenção da coleção; −1e9 no lugar de −inf dá
+# a média dos values); NaN ali tem nome próprio (:func:`erro_nan_na_linha_mascarada`).
 
 
 def _softmax_sem_maximo(x: np.ndarray) -> np.ndarray:
@@ -216,6 +231,137 @@ def casos_de_estabilidade() -> list[Caso]:
         Caso("com escores em float32 ([[1, 2, 3], [100, 101, 102]], dtype float32)",
              {"x": np.array([[1.0, 2.0, 3.0], [100.0, 101.0, 102.0]], dtype=np.float32)}),
     ]
+
+
+# --- a linha inteiramente mascarada ----------------------------------------------------------------
+# Uma query sem nenhuma key permitida não tem média ponderada a calcular: qualquer saída **finita**
+# serve nessa linha (ela é de preenchimento e será descartada); NaN, não — ele contamina o lote inteiro.
+# A resposta certa de um exercício com máscara vem então como :class:`ComLinhasLivres` (o valor e as
+# entradas "livres"), e o formato :class:`SaidaComLinhasLivres` compara só o resto.
+
+
+@dataclass(frozen=True)
+class ComLinhasLivres:
+    """Uma resposta em que as entradas ``livres`` (booleano, a forma de ``valor``) aceitam qualquer
+    número finito: as linhas de uma query sem nenhuma key permitida."""
+
+    valor: np.ndarray
+    livres: np.ndarray
+
+
+def linhas_sem_key_permitida(mask: Any, forma_da_saida: tuple[int, ...], n_k: int) -> np.ndarray:
+    """As entradas de uma saída de forma ``forma_da_saida`` — ``(..., n_q, d_v)``, ou ``(d_v,)`` para uma
+    query só — cujas queries não têm nenhuma key permitida em ``mask`` (booleana, *broadcastable* para
+    ``(..., n_q, n_k)``; ``None`` = nenhuma entrada livre)."""
+    if mask is None:
+        return np.zeros(forma_da_saida, dtype=bool)
+    m = np.asarray(mask, dtype=bool)
+    if len(forma_da_saida) == 1:
+        vazia = not m.reshape(-1, n_k).any()
+        return np.full(forma_da_saida, vazia)
+    vazias = ~np.broadcast_to(m, (*forma_da_saida[:-1], n_k)).any(axis=-1)  # (..., n_q)
+    return np.broadcast_to(vazias[..., None], forma_da_saida).copy()
+
+
+def _partes(x: Any) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(x, ComLinhasLivres):
+        return x.valor, x.livres
+    return x, np.zeros(np.shape(x), dtype=bool)
+
+
+@dataclass(frozen=True)
+class SaidaComLinhasLivres(SaidaOuPar):
+    """A saída da atenção (ou o par ``(saída, pesos)``, só a saída é comparada) em que as linhas sem key
+    permitida aceitam qualquer número finito (veja :class:`ComLinhasLivres`)."""
+
+    def normalizar(self, y: Any) -> Any:
+        if isinstance(y, ComLinhasLivres):
+            return ComLinhasLivres(np.asarray(y.valor, dtype=float), np.asarray(y.livres, dtype=bool))
+        return super().normalizar(y)
+
+    def igual(self, a: Any, b: Any) -> bool:
+        va, la = _partes(a)
+        vb, lb = _partes(b)
+        if va.shape != vb.shape:
+            return False
+        presas = ~(la | lb)
+        if not np.allclose(va[presas], vb[presas], rtol=self.tol, atol=self.tol, equal_nan=True):
+            return False
+        return bool(np.all(np.isfinite(va[lb & ~la])) and np.all(np.isfinite(vb[la & ~lb])))
+
+    def mostrar(self, x: Any) -> str:
+        v, livres = _partes(x)
+        if not livres.any():
+            return vetor(v)
+        texto = vetor(np.where(livres, np.nan, v)).replace("nan", "  *")
+        return texto + "\n(* = qualquer número finito: a linha de uma query sem nenhuma key permitida)"
+
+    def forma(self, x: Any) -> tuple:
+        return np.shape(_partes(x)[0])
+
+
+def com_linhas_livres(resposta: Callable[..., Any], livres_de: Callable[..., np.ndarray]) -> Callable[..., Any]:
+    """``resposta(**entradas)`` (uma resposta errada, de um :class:`Erro`) com as entradas de
+    ``livres_de(**entradas)`` marcadas como livres **onde ela é finita**: assim o erro é reconhecido seja
+    qual for o número finito que o estudante pôs na linha sem key permitida (zeros, a média dos values…),
+    e um NaN ali continua tendo de bater com NaN."""
+
+    def marcada(**entradas: Any) -> Any:
+        y = resposta(**entradas)
+        if y is None:
+            return None
+        v = SaidaOuPar().normalizar(y)
+        livres = livres_de(**entradas)
+        if livres.shape != v.shape:
+            return v
+        return ComLinhasLivres(v, livres & np.isfinite(v))
+
+    return marcada
+
+
+def livrar(erros: list[Erro], livres_de: Callable[..., np.ndarray]) -> list[Erro]:
+    """Os mesmos erros, com cada ``resposta`` passada por :func:`com_linhas_livres` (os que têm só uma
+    condição ``quando`` ficam como estão)."""
+    return [dataclasses.replace(e, resposta=com_linhas_livres(e.resposta, livres_de)) if e.resposta else e
+            for e in erros]
+
+
+def erro_nan_na_linha_mascarada(quem: str = "uma query **sem nenhuma key permitida**") -> Erro:
+    """O NaN na linha de uma query sem nenhuma key permitida, com nome (o resto da resposta está certo).
+
+    Reconhecido quando os únicos números não finitos da resposta estão nas entradas livres da resposta
+    certa (um :class:`ComLinhasLivres`) e todo o resto bate."""
+
+    def quando(y: Any, certo: Any, _caso: Caso) -> bool:
+        if not isinstance(certo, ComLinhasLivres):
+            return False
+        try:
+            v = SaidaOuPar().normalizar(y)
+        except RespostaInvalida:
+            return False
+        ruins = ~np.isfinite(v)
+        return (v.shape == certo.valor.shape and bool(ruins.any()) and not bool((ruins & ~certo.livres).any())
+                and bool(np.allclose(v[~certo.livres], certo.valor[~certo.livres], rtol=1e-6, atol=1e-6)))
+
+    return Erro("NaN na linha toda mascarada",
+                f"Quase tudo certo: só a saída de {quem} saiu NaN. Com todos os escores da linha em -inf, o máximo da linha também é -inf, e -inf − (-inf) = NaN (ou a "
+                "soma das exponenciais dá 0 e sobra 0/0). Nessa linha vale qualquer número finito — a coleção usa "
+                "zeros: por exemplo, troque o máximo por 0 onde ele não for finito "
+                "(np.where(np.isfinite(m), m, 0)) e divida por 1 onde a soma for 0. Um NaN ali não fica quieto: "
+                "entra nas contas seguintes e vira NaN no lote inteiro.",
+                quando=quando)
+
+
+def caso_linha_toda_mascarada(descricao: str = "com uma query sem nenhuma key permitida (uma linha toda False "
+                                              "na máscara)") -> Caso:
+    """O caso "linha inteiramente mascarada" para uma softmax com máscara (entradas ``x`` e ``mask``).
+
+    As outras linhas mantêm o resto do padrão (uma com escores na casa dos milhares, outra perto de 0):
+    assim os três jeitos instáveis de fazer a softmax dão NaN **fora** da linha vazia e não se confundem
+    com o NaN só na linha vazia."""
+    x = np.array([[1.0, 2.0, 3.0, 4.0], [0.5, 1.0, 2.0, 0.0], [1500.0, 1800.0, 2000.0, 100.0]])
+    mask = np.array([[False] * 4, [True, True, True, False], [True, True, False, True]])
+    return Caso(descricao, {"x": x, "mask": mask}, nomeados=("mask",))
 
 
 def _proporcional_sem_normalizar(y: Any, certo: np.ndarray, _caso: Caso) -> bool:
@@ -347,3 +493,44 @@ def check_jacobiano_softmax(fn: Callable[[np.ndarray], Any]) -> bool:
     Reconhece cada erro de :data:`JACOBIANO`.
     """
     return conferir(JACOBIANO, fn)
+
+
+# --- prever, depois conferir -----------------------------------------------------------------------
+
+#: os escores escalados do Exemplo 1 (q·kᵢ/√2, arredondados como no exemplo)
+ESCORES_EXEMPLO = (0.707, 0.0, 0.354)
+
+PREVISAO_DOBRO = Previsao(
+    nome="dobrar os escores",
+    certo=lambda: round(float(softmax(2 * np.array(ESCORES_EXEMPLO))[0]), 3),
+    revelar="Dobrar os escores dobra as **diferenças** entre eles, e a softmax só enxerga diferenças: o peso de k₁ "
+            "sobe de 0.455 para 0.576 (e o de k₂ cai de 0.225 para 0.140). A distribuição fica mais concentrada, mas "
+            "os pesos continuam somando 1 — é a temperatura T = 1/2.",
+    formato=NumeroAproximado(2),
+    erros=[
+        Erro("dobrou o peso",
+             "Dobrar os escores não dobra os pesos: 2 × 0.455 = 0.91, e os três pesos dobrados somariam 2. A softmax "
+             "divide pela soma das exponenciais, então os pesos somam 1 sempre; o que muda é como o 1 se reparte.",
+             resposta=lambda: 2 * 0.455),
+        Erro("multiplicar como somar",
+             "Somar a mesma constante não muda os pesos — mas multiplicar muda: 2z aumenta as **diferenças** entre os "
+             "escores (de 0.707 − 0 para 1.414 − 0), e é delas que a softmax depende.",
+             resposta=lambda: 0.455),
+        Erro("ficou mais espalhado",
+             "0.394 é o que acontece ao **dividir** os escores por 2 (temperatura T = 2): diferenças menores, pesos mais "
+             "perto do uniforme. Dobrar faz o contrário: o maior peso cresce.",
+             resposta=lambda: float(softmax(np.array(ESCORES_EXEMPLO) / 2)[0])),
+        Erro("foi direto ao argmax",
+             "Dobrar concentra os pesos, mas não chega ao argmax: com diferenças de 1.4 entre os escores, e^1.4 ≈ 4 "
+             "ainda deixa boa parte do peso para as outras keys. O peso só se aproxima de 1 quando as diferenças "
+             "ficam grandes (T → 0).",
+             resposta=lambda: 1.0),
+    ],
+)
+
+
+@corretor_de(PREVISAO_DOBRO)
+def check_previsao_dobro(previsao: Any) -> bool:
+    """Confere a previsão do maior peso de ``softmax(2·z)`` para os escores do Exemplo 1 (≈ 0.576, com duas
+    casas) e diz o equívoco de cada previsão errada típica (0.91, 0.455, 0.394, 1)."""
+    return conferir_previsao(PREVISAO_DOBRO, previsao)

@@ -1,4 +1,4 @@
-"""Lição "A soma ponderada dos values" (notebook ``soma_ponderada``): os painéis da soma ponderada (keys e values), a figura do caminho da saída e o corretor da atenção.
+"""Lição "A soma ponderada dos values" (notebook ``soma_ponderada``): os painéis da soma ponderada (keys e values), a figura do caminho da saída, o corretor da atenção e o da previsão do notebook.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -6,7 +6,6 @@ mostra e corrige.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -23,7 +22,17 @@ from ..attention import (
     scaled_dot_product_attention,
     softmax,
 )
-from ..corretor import Caso, Erro, Exercicio, SaidaOuPar, conferir, corretor_de
+from ..corretor import (
+    Caso,
+    Erro,
+    Exercicio,
+    NumeroAproximado,
+    Previsao,
+    SaidaOuPar,
+    conferir,
+    conferir_previsao,
+    corretor_de,
+)
 from ..formato import par, subscrito
 from ..paineis import Painel, slider
 from ..plots import CORES
@@ -353,18 +362,11 @@ def painel_soma_ponderada_values(q: Any = _Q05, keys: Any = _K05, values: Any = 
 # ---------------------------------------------------------------------------------------------
 
 
-def _mascara_de(m: dict[str, Any]) -> np.ndarray | None:
-    return m.get("mask", m.get("mascara"))
-
-
 def _atencao_com(trocar: Callable[[np.ndarray], np.ndarray], q: np.ndarray, K: np.ndarray, V: np.ndarray,
-                 escala: float | None = None, eixo: int = -1, preenche: float = -np.inf, **m: Any) -> np.ndarray:
-    """``trocar(escores escalados e mascarados) @ V``: a atenção com uma softmax (ou um erro) no meio."""
+                 escala: float | None = None, eixo: int = -1) -> np.ndarray:
+    """``trocar(escores escalados) @ V``: a atenção com uma softmax (ou um erro) no meio."""
     d = q.shape[-1]
     z = q @ K.T * (1 / math.sqrt(d) if escala is None else escala)
-    mask = _mascara_de(m)
-    if mask is not None:
-        z = np.where(mask, z, preenche)
     return (trocar(z) if eixo == -1 else softmax(z, axis=eixo)) @ V
 
 
@@ -379,55 +381,49 @@ _EXPLICA_FORMA_ATENCAO = (
 
 
 def erros_da_atencao() -> list[Erro]:
-    """Os erros clássicos da atenção por produto escalar escalado (o 07 os reusa com máscara)."""
+    """Os erros clássicos da atenção por produto escalar escalado, sem máscara (a do 07 tem os seus)."""
     return [
-        *erros_de_estabilidade(lambda trocar, q, K, V, **m: _atencao_com(trocar, q, K, V, **m)),
+        *erros_de_estabilidade(lambda trocar, q, K, V: _atencao_com(trocar, q, K, V)),
         Erro("sem escala",
              "Você esqueceu de escalar: os escores q·k devem ser divididos por √d antes da softmax.",
-             resposta=lambda q, K, V, **m: _atencao_com(_softmax_estavel, q, K, V, escala=1.0, **m)),
+             resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, V, escala=1.0)),
         Erro("÷d em vez de ÷√d",
              lambda q, **_: f"Você dividiu por d = {q.shape[-1]} em vez de √d = √{q.shape[-1]} ≈ "
                             f"{math.sqrt(q.shape[-1]):.3g}: a escala é 1/√d.",
-             resposta=lambda q, K, V, **m: _atencao_com(_softmax_estavel, q, K, V, escala=1 / q.shape[-1], **m)),
+             resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, V, escala=1 / q.shape[-1])),
         Erro("×√d em vez de ÷√d", "Você multiplicou por √d em vez de dividir.",
-             resposta=lambda q, K, V, **m: _atencao_com(_softmax_estavel, q, K, V, escala=math.sqrt(q.shape[-1]), **m)),
+             resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, V, escala=math.sqrt(q.shape[-1]))),
         Erro("soma das keys",
              "Você somou as **keys** ponderadas; a saída é a soma ponderada dos **values** (V).",
-             resposta=lambda q, K, V, **m: _atencao_com(_softmax_estavel, q, K, K, **m)),
+             resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, K)),
         Erro("sem softmax",
              "Faltou a softmax: os escores escalados precisam virar pesos positivos que somam 1.",
-             resposta=lambda q, K, V, **m: _atencao_com(lambda z: z, q, K, V, preenche=0.0, **m)),
+             resposta=lambda q, K, V: _atencao_com(lambda z: z, q, K, V)),
         Erro("softmax no eixo errado",
              "Softmax calculada no eixo errado: os pesos de cada **query** (cada linha de q Kᵀ) devem somar 1, então "
              "a softmax age sobre o último eixo (as keys), não sobre as queries.",
-             resposta=lambda q, K, V, **m: _atencao_com(_softmax_estavel, q, K, V, eixo=0, **m)
+             resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, V, eixo=0)
              if q.ndim == 2 and q.shape[0] > 1 else None),
-        Erro("máscara depois da softmax",
-             "Máscara aplicada depois da softmax: zerar os pesos proibidos depois de normalizar deixa linhas que não "
-             "somam 1 (e a posição proibida já influenciou o denominador). Aplique a máscara nos **escores**, "
-             "trocando-os por -inf, e só então aplique a softmax.",
-             resposta=lambda q, K, V, **m: (softmax(q @ K.T / math.sqrt(q.shape[-1])) * _mascara_de(m)) @ V
-             if _mascara_de(m) is not None else None),
-        Erro("máscara invertida",
-             "Máscara invertida: True significa **pode olhar** (a convenção do PyTorch); você bloqueou as posições "
-             "permitidas e liberou as proibidas.",
-             resposta=lambda q, K, V, **m: _atencao_com(_softmax_estavel, q, K, V, mask=~_mascara_de(m))
-             if _mascara_de(m) is not None else None),
         Erro("q @ K sem transpor",
              "Você multiplicou q @ K sem transpor K. Os escores são q @ Kᵀ: cada query com cada key.",
-             resposta=lambda q, K, V, **m: softmax(q @ K / math.sqrt(q.shape[-1])) @ V
+             resposta=lambda q, K, V: softmax(q @ K / math.sqrt(q.shape[-1])) @ V
              if K.shape[0] == q.shape[-1] else None),
     ]
 
 
-def _casos_atencao(varias_queries: bool, nome_mascara: str | None) -> list[Caso]:
+def _casos_atencao(varias_queries: bool) -> list[Caso]:
     rng = np.random.default_rng(7)
     q, K, V = np.array([1.0, 0.0]), np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]), np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])
     casos = [
         Caso("no exemplo resolvido (q (2,), K (3, 2), V (3, 2))", {"q": q, "K": K, "V": V}),
         Caso("com uma query de d = 4 (q (4,), K (3, 4), V (3, 2))",
              {"q": rng.normal(size=4), "K": rng.normal(size=(3, 4)) * 2.0, "V": rng.normal(size=(3, 2))}),
+        Caso("com K quadrada (q (3,), K (3, 3): três keys de d = 3)",
+             {"q": np.array([1.0, -1.0, 2.0]), "K": np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [2.0, 1.0, 0.0]]),
+              "V": np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])}),
         Caso("com escores enormes (a query do exemplo multiplicada por 2000)", {"q": 2000 * q, "K": K, "V": V}),
+        Caso("com uma linha muito espalhada (a query do exemplo multiplicada por −2000: escores de −1414 a 0)",
+             {"q": -2000 * q, "K": K, "V": V}),
         Caso("com tudo em float32 e escores perto de 200 (q = (20, 0, 0, 0))",
              {"q": np.array([20.0, 0, 0, 0], dtype=np.float32),
               "K": np.array([[20.0, 0, 0, 0], [0, 20.0, 0, 0], [10.0, 10.0, 0, 0]], dtype=np.float32),
@@ -439,27 +435,21 @@ def _casos_atencao(varias_queries: bool, nome_mascara: str | None) -> list[Caso]
         casos.append(Caso("com duas queries cujos escores diferem em milhares (a segunda query × 3000)",
                           {"q": np.array([[1.0, 0, 0, 0], [0, 3000.0, 0, 0]]), "K": rng.normal(size=(3, 4)),
                            "V": rng.normal(size=(3, 2))}))
-    if nome_mascara:
-        casos.append(Caso("com uma máscara causal (q (3, 4), K (4, 4), V (4, 3))",
-                          {"q": rng.normal(size=(3, 4)), "K": rng.normal(size=(4, 4)) * 2.0, "V": rng.normal(size=(4, 3)),
-                           nome_mascara: np.tri(3, 4, dtype=bool)}, nomeados=(nome_mascara,)))
     return casos
 
 
-def exercicio_atencao(varias_queries: bool = False, nome_mascara: str | None = None) -> Exercicio:
-    """O exercício "atenção por produto escalar escalado" (uma query; várias; com máscara)."""
+def exercicio_atencao(varias_queries: bool = False) -> Exercicio:
+    """O exercício "atenção por produto escalar escalado" (uma query, ou várias de uma vez)."""
     partes = ["Escores q·Kᵀ, escala 1/√d, softmax estável sobre as keys e soma ponderada dos values."]
     if varias_queries:
-        partes.append("Funciona para várias queries de uma vez (q de forma (n_q, d)).")
-    if nome_mascara:
-        partes.append("A máscara está certa: -inf nos escores proibidos antes da softmax.")
+        partes.append("Funciona para várias queries de uma vez (q de forma (n_q, d)), cada linha com a sua softmax.")
 
-    def certo(q: np.ndarray, K: np.ndarray, V: np.ndarray, **m: Any) -> np.ndarray:
-        return scaled_dot_product_attention(q.astype(float), K.astype(float), V.astype(float), _mascara_de(m))[0]
+    def certo(q: np.ndarray, K: np.ndarray, V: np.ndarray) -> np.ndarray:
+        return scaled_dot_product_attention(q.astype(float), K.astype(float), V.astype(float))[0]
 
     return Exercicio(
-        nome="atenção com máscara" if nome_mascara else "atenção por produto escalar escalado",
-        casos=lambda: _casos_atencao(varias_queries, nome_mascara),
+        nome="atenção por produto escalar escalado",
+        casos=lambda: _casos_atencao(varias_queries),
         certo=certo,
         formato=SaidaOuPar(),
         acerto="Correto! " + " ".join(partes),
@@ -469,16 +459,8 @@ def exercicio_atencao(varias_queries: bool = False, nome_mascara: str | None = N
     )
 
 
-def _nome_mascara(fn: Callable[..., Any]) -> str | None:
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return None
-    return "mask" if "mask" in params else "mascara" if "mascara" in params else None
-
-
-#: a versão mais completa do exercício (várias queries e máscara): a que o guia do instrutor descreve
-ATENCAO = exercicio_atencao(varias_queries=True, nome_mascara="mask")
+#: a versão mais completa do exercício (várias queries): a que o guia do instrutor descreve
+ATENCAO = exercicio_atencao(varias_queries=True)
 
 
 @corretor_de(ATENCAO)
@@ -487,11 +469,53 @@ def check_attention(fn: Callable[..., Any], *, varias_queries: bool = False) -> 
 
     A função pode devolver só a saída ou ``(saída, pesos)``. Casos: o Exemplo 1 da trilha (uma query
     2-D contra três keys), uma query com ``d = 4`` (onde dividir por ``d`` e por ``√d`` dão resultados
-    diferentes) e o padrão de estabilidade (escores enormes, float32). Com ``varias_queries=True`` exige
-    também uma matriz de queries ``q`` ``(n_q, d)`` (e queries com escores a milhares de distância), o
-    que permite reconhecer a softmax no eixo errado. Se a assinatura tiver um parâmetro ``mask`` (ou
-    ``mascara``; booleano, ``True`` = pode olhar), confere a máscara — inclusive o erro clássico de
-    aplicá-la depois da softmax. Reconhece cada erro de :func:`erros_da_atencao`.
+    diferentes) e o padrão de estabilidade (escores enormes e espalhados, float32). Com
+    ``varias_queries=True`` exige também uma matriz de queries ``q`` ``(n_q, d)`` (e queries com escores a
+    milhares de distância), o que permite reconhecer a softmax no eixo errado. Reconhece cada erro de
+    :func:`erros_da_atencao`. (A atenção com máscara tem o seu corretor no notebook 07.)
     """
-    nome_mascara = _nome_mascara(fn) if callable(fn) else None
-    return conferir(exercicio_atencao(varias_queries or nome_mascara is not None, nome_mascara), fn)
+    return conferir(exercicio_atencao(varias_queries), fn)
+
+
+# --- prever, depois conferir -----------------------------------------------------------------------
+
+#: os pesos do Exemplo 1, arredondados como no exemplo
+PESOS_EXEMPLO = (0.455, 0.225, 0.320)
+
+PREVISAO_V3 = Previsao(
+    nome="trocar v₃ por (5, −5)",
+    certo=lambda: round(PESOS_EXEMPLO[1] * 10.0 + PESOS_EXEMPLO[2] * -5.0, 2),
+    revelar="Os pesos **não mudam**: eles dependem só de q e das keys, e v₃ não é uma key. Só a parcela de v₃ muda, "
+            "de 0.320·(5, 5) = (1.60, 1.60) para 0.320·(5, −5) = (1.60, −1.60); a segunda coordenada da saída vai de "
+            "2.25 + 1.60 = 3.85 para 2.25 − 1.60 = 0.65. A saída inteira: (6.15, 0.65) (com os pesos exatos, "
+            "(6.1546, 0.6467)).",
+    formato=NumeroAproximado(2),
+    erros=[
+        Erro("a saída não muda",
+             "3.85 é a saída de antes. Os **pesos** não mudam (dependem só de q e das keys), mas a saída é a soma "
+             "ponderada dos **values**: mudar um value muda a saída, na proporção do peso dele.",
+             resposta=lambda: 3.85),
+        Erro("jogou fora a parcela de v₃",
+             "2.25 é só a parcela de v₂. v₃ continua com peso 0.320, e a parcela dele na segunda coordenada agora é "
+             "0.320·(−5) = −1.60: some as duas.",
+             resposta=lambda: 2.25),
+        Erro("só a parcela de v₃",
+             "−1.60 é só a parcela de v₃. A saída soma as três parcelas: 0.455·0 + 0.225·10 + 0.320·(−5).",
+             resposta=lambda: -1.60),
+        Erro("trocou o sinal da saída inteira",
+             "Só a segunda coordenada de v₃ trocou de sinal; as parcelas de v₁ e v₂ continuam as mesmas. A segunda "
+             "coordenada da saída é 2.25 − 1.60, não −3.85.",
+             resposta=lambda: -3.85),
+        Erro("respondeu a primeira coordenada",
+             "6.15 é a **primeira** coordenada (que não muda: a primeira coordenada de v₃ continua 5). A pergunta é "
+             "a segunda.",
+             resposta=lambda: 6.15),
+    ],
+)
+
+
+@corretor_de(PREVISAO_V3)
+def check_previsao_v3(previsao: Any) -> bool:
+    """Confere a previsão da segunda coordenada da saída do Exemplo 2 com ``v₃ = (5, −5)`` (0.65, com os
+    pesos arredondados do Exemplo 1) e diz o equívoco de cada previsão errada típica."""
+    return conferir_previsao(PREVISAO_V3, previsao)

@@ -13,10 +13,9 @@ import numpy as np
 import pytest
 
 from helpers import attention, plots
-from helpers.corretor import corrigir
+from helpers.corretor import corrigir, corrigir_previsao
 from helpers.licoes import mascaras as licao
 from tests._corretor import confere_erro_nomeado
-from tests._notebooks import solucoes_do_notebook
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "07_mascaras_e_atencao_cruzada.ipynb"
 N = len(licao.FRASE_MASCARAS)
@@ -381,38 +380,333 @@ def test_mascara_padding_esqueleto(capsys):
     assert not ok and "ainda não foi implementada" in texto
 
 
-# --- as soluções publicadas no notebook ---------------------------------------------------------------
+# --- a atenção com máscara (exercício 3) --------------------------------------------------------------
 
 
-def _solucoes():
-    return solucoes_do_notebook(NOTEBOOK)
+def _sm_seguro(z, axis=-1):
+    """Softmax estável que devolve zeros numa linha toda -inf (para isolar cada erro nos exemplos)."""
+    m = np.max(z, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(z - m)
+    s = e.sum(axis=axis, keepdims=True)
+    return e / np.where(s > 0, s, 1.0)
 
 
+def _sm_menos(ref):
+    def sm(z):
+        e = np.exp(z - ref(z))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    return sm
 
 
-def test_atencao_com_mascara_erros_classicos(capsys):
-    """O exercício 1 usa o corretor existente: ele precisa apontar os dois erros de máscara."""
+def mascarada(q, K, V, mask=None, *, sm=_sm_seguro, preenche=-np.inf, escala=None, eixo=-1, mistura=None,
+              depois=False, inverter=False):
+    z = q @ K.T / (np.sqrt(K.shape[-1]) if escala is None else escala)
+    if mask is not None and not depois:
+        z = np.where(~mask if inverter else mask, z, preenche)
+    w = sm(z) if eixo == -1 else _sm_seguro(z, axis=eixo)
+    if mask is not None and depois:
+        w = w * mask
+    return w @ (V if mistura is None else mistura(q, K, V))
 
-    def base(q, K, V, mask, depois=False, invertida=False):
-        z = q @ K.T / np.sqrt(K.shape[-1])
-        if mask is not None and not depois:
-            z = np.where(~mask if invertida else mask, z, -np.inf)
+
+def atencao_mascara_nan(q, K, V, mask=None):
+    z = q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        z = np.where(mask, z, -np.inf)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ V
+
+
+def atencao_mask_none_proibe_tudo(q, K, V, mask=None):
+    z = np.where(mask, q @ K.T / np.sqrt(K.shape[-1]), -np.inf)   # esqueceu o "if mask is not None"
+    return _sm_seguro(z) @ V
+
+
+ERRADAS_ATENCAO_MASCARA = {
+    "sem subtrair o máximo (instável)": lambda q, K, V, mask=None: mascarada(q, K, V, mask, sm=_sm_menos(lambda z: 0.0)),
+    "subtraiu o mínimo (instável)":
+        lambda q, K, V, mask=None: mascarada(q, K, V, mask, sm=_sm_menos(lambda z: z.min(axis=-1, keepdims=True))),
+    "um máximo só para o lote inteiro (instável)":
+        lambda q, K, V, mask=None: mascarada(q, K, V, mask, sm=_sm_menos(lambda z: z.max())),
+    "NaN na linha toda mascarada": (atencao_mascara_nan, "sem nenhuma key permitida"),
+    "mask=None vira tudo proibido": (atencao_mask_none_proibe_tudo, "np.where(None"),
+    "máscara ignorada": lambda q, K, V, mask=None: mascarada(q, K, V, None),
+    "escores mascarados = 0": (lambda q, K, V, mask=None: mascarada(q, K, V, mask, preenche=0.0), "e^0 = 1"),
+    "−10 no lugar de −inf": (lambda q, K, V, mask=None: mascarada(q, K, V, mask, preenche=-10.0), "−10"),
+    "máscara depois da softmax": lambda q, K, V, mask=None: mascarada(q, K, V, mask, depois=True),
+    "máscara invertida": lambda q, K, V, mask=None: mascarada(q, K, V, mask, inverter=True),
+    "sem escala": lambda q, K, V, mask=None: mascarada(q, K, V, mask, escala=1.0),
+    "÷d em vez de ÷√d": lambda q, K, V, mask=None: mascarada(q, K, V, mask, escala=K.shape[-1]),
+    "soma das keys": lambda q, K, V, mask=None: mascarada(q, K, V, mask, mistura=lambda q, K, V: K),
+    "softmax no eixo errado": lambda q, K, V, mask=None: mascarada(q, K, V, mask, eixo=0),
+}
+
+
+@pytest.mark.parametrize("nome", list(ERRADAS_ATENCAO_MASCARA))
+def test_atencao_com_mascara_nomeia_cada_erro(nome):
+    confere_erro_nomeado(licao.ATENCAO_MASCARA, ERRADAS_ATENCAO_MASCARA, nome)
+
+
+def _mascarada_com_menos_1e9(q, K, V, mask=None):
+    z = q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        z = np.where(mask, z, -1e9)                  # aditiva finita: a linha vazia vira a média dos values
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ V
+
+
+def _mascarada_nan_to_num(q, K, V, mask=None):
+    with np.errstate(invalid="ignore"):
+        return np.nan_to_num(atencao_mascara_nan(q, K, V, mask))
+
+
+def _mascarada_depois_renormalizada(q, K, V, mask=None):
+    w = _sm_seguro(q @ K.T / np.sqrt(K.shape[-1]))
+    if mask is not None:
+        w = w * mask
+        s = w.sum(axis=-1, keepdims=True)
+        w = w / np.where(s > 0, s, 1.0)
+    return w @ V, w
+
+
+def _mascarada_einsum_float32_lista(q, K, V, mask=None):
+    q, K, V = (np.asarray(a, dtype=np.float32) for a in (q, K, V))
+    z = np.einsum("...d,kd->...k", q, K) / np.float32(np.sqrt(K.shape[-1]))
+    if mask is not None:
+        z = np.where(mask, z, np.float32(-np.inf))
+    w = _sm_seguro(z)
+    return [np.einsum("...k,kv->...v", w, V).tolist(), w.tolist()]
+
+
+def _mascarada_laco(q, K, V, mask=None):
+    Q = np.atleast_2d(q)
+    M = np.ones((Q.shape[0], K.shape[0]), dtype=bool) if mask is None else np.broadcast_to(mask, (Q.shape[0], K.shape[0]))
+    saidas = []
+    for i, linha in enumerate(Q):
+        permitidos = [j for j in range(K.shape[0]) if M[i, j]]
+        if not permitidos:
+            saidas.append(np.zeros(V.shape[1]))
+            continue
+        escores = {j: float(linha @ K[j]) / math.sqrt(K.shape[1]) for j in permitidos}
+        m = max(escores.values())
+        e = {j: math.exp(x - m) for j, x in escores.items()}
+        total = sum(e.values())
+        saidas.append(sum(e[j] / total * V[j] for j in permitidos))
+    return np.array(saidas) if np.ndim(q) == 2 else saidas[0]
+
+
+CERTAS_ATENCAO_MASCARA = {
+    "solução": lambda q, K, V, mask=None: mascarada(q, K, V, mask),
+    "biblioteca": lambda q, K, V, mask=None: attention.scaled_dot_product_attention(q, K, V, mask),
+    "-1e9 aditiva": _mascarada_com_menos_1e9,
+    "nan_to_num no fim": _mascarada_nan_to_num,
+    "máscara depois, renormalizada": _mascarada_depois_renormalizada,
+    "einsum, float32, listas": _mascarada_einsum_float32_lista,
+    "laço": _mascarada_laco,
+}
+
+
+@pytest.mark.parametrize("nome", list(CERTAS_ATENCAO_MASCARA))
+def test_atencao_com_mascara_certa_de_varios_jeitos(nome, capsys):
+    assert licao.check_atencao_com_mascara(CERTAS_ATENCAO_MASCARA[nome]) is True, capsys.readouterr().out
+
+
+def test_atencao_com_mascara_menos_10_parece_certo_com_quatro_casas_mas_e_pego():
+    """No caso causal comum o −10 fica a menos de 0,0005 do certo; o corretor o pega mesmo assim, e o caso
+    mostrado na mensagem é o dos escores abaixo de −10, onde a diferença é gritante."""
+    casos = {c.descricao: c for c in licao.ATENCAO_MASCARA.casos()}
+    causal = next(c for d, c in casos.items() if "máscara causal (q (3, 4)" in d)
+    certo = licao.ATENCAO_MASCARA.certo(**causal.entradas).valor
+    menos_10 = ERRADAS_ATENCAO_MASCARA["−10 no lugar de −inf"][0](**causal.entradas)
+    assert 1e-6 < np.abs(certo - menos_10).max() < 5e-4   # invisível com três casas, visível para o corretor
+    veredito = corrigir(licao.ATENCAO_MASCARA, ERRADAS_ATENCAO_MASCARA["−10 no lugar de −inf"][0])
+    assert "abaixo de −10" in veredito.mensagem
+
+
+@pytest.mark.parametrize("exercicio", ["ATENCAO_MASCARA", "ATENCAO_CRUZADA"])
+@pytest.mark.parametrize("resposta, erro", [(None, "pendente"), ("oi", "tipo"), (np.zeros(3), "forma"),
+                                            ({"a": 1}, "tipo"), ([[1, 2], [3], [4, 5, 6]], "tipo")],
+                         ids=["None", "texto", "forma", "dict", "lista torta"])
+def test_respostas_estranhas_viram_veredito_sem_traceback(exercicio, resposta, erro):
+    v = corrigir(getattr(licao, exercicio), lambda *a, **k: resposta)
+    assert not v.ok and v.erro == erro, v.mensagem
+
+
+def test_atencao_com_mascara_esqueleto_e_forma(capsys):
+    def esqueleto(q, K, V, mask=None):
+        raise NotImplementedError
+
+    def sem_transpor(q, K, V, mask=None):
+        return _sm_seguro(q @ K / 2) @ V.T
+
+    assert licao.check_atencao_com_mascara(esqueleto) is False
+    assert "ainda não foi implementada" in capsys.readouterr().out
+    assert licao.check_atencao_com_mascara(sem_transpor) is False
+    assert "np.where(mask, escores, -np.inf)" in capsys.readouterr().out
+
+
+# --- a atenção cruzada num lote (exercício 4) ---------------------------------------------------------
+
+
+def cruzada(X_dec, X_enc, comprimentos, W_q, W_k, W_v, *, sm=_sm_seguro, fonte="enc", regra="<", preenche=-np.inf,
+            d=None, eixo=-1, mistura="V", trocar_kv=False, q_da_origem=False):
+    origem = X_enc if fonte == "enc" else X_dec
+    Q = (X_enc if q_da_origem else X_dec) @ W_q
+    if q_da_origem:
+        origem = X_dec
+    K, V = origem @ W_k, origem @ W_v
+    if trocar_kv:
+        K, V = V, K
+    z = Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1] if d is None else d)
+    n = origem.shape[1]
+    j = np.arange(n)[None, None, :]
+    L = np.asarray(comprimentos)[:, None, None]
+    pode = {"<": j < L, "<=": j <= L, "nenhuma": np.ones_like(j, dtype=bool),
+            "causal": (j < L) & np.tri(Q.shape[1], n, dtype=bool)}[regra]
+    z = np.where(pode, z, preenche)
+    w = sm(z) if eixo == -1 else _sm_seguro(z, axis=eixo)
+    return w @ {"V": V, "K": K, "X": origem}[mistura], w
+
+
+def cruzada_nan(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
+    def sm(z):
         e = np.exp(z - z.max(axis=-1, keepdims=True))
-        w = e / e.sum(axis=-1, keepdims=True)
-        if mask is not None and depois:
-            w = w * mask
-        return w @ V
+        return e / e.sum(axis=-1, keepdims=True)
 
-    def depois(q, K, V, mask=None):
-        return base(q, K, V, mask, depois=True)
+    return cruzada(X_dec, X_enc, comprimentos, W_q, W_k, W_v, sm=sm)
 
-    def invertida(q, K, V, mask=None):
-        return base(q, K, V, mask, invertida=True)
 
-    assert licao.check_attention(depois) is False
-    assert "Máscara aplicada depois da softmax" in capsys.readouterr().out
-    assert licao.check_attention(invertida) is False
-    assert "Máscara invertida" in capsys.readouterr().out
+def _cruz(**como):
+    return lambda X_dec, X_enc, comprimentos, W_q, W_k, W_v: cruzada(X_dec, X_enc, comprimentos, W_q, W_k, W_v, **como)
+
+
+ERRADAS_CRUZADA = {
+    "sem subtrair o máximo (instável)": _cruz(sm=_sm_menos(lambda z: 0.0)),
+    "subtraiu o mínimo (instável)": _cruz(sm=_sm_menos(lambda z: z.min(axis=-1, keepdims=True))),
+    "um máximo só para o lote inteiro (instável)": _cruz(sm=_sm_menos(lambda z: z.max())),
+    "NaN na linha toda mascarada": (cruzada_nan, "frase de origem vazia"),
+    "queries da origem": (_cruz(q_da_origem=True, regra="nenhuma"), "Q = X_dec @ W_q"),
+    "autoatenção do decoder": _cruz(fonte="dec", regra="nenhuma"),
+    "sem a máscara de padding": _cruz(regra="nenhuma"),
+    "padding com escore 0": _cruz(preenche=0.0),
+    "erro de um: j <= comprimentos": _cruz(regra="<="),
+    "máscara causal na atenção cruzada": _cruz(regra="causal"),
+    "escala por √d_model": _cruz(d=4),
+    "sem escala": _cruz(d=1),
+    "softmax no eixo errado": _cruz(eixo=-2),
+    "soma das keys": _cruz(mistura="K"),
+    "X_enc no lugar de V": _cruz(mistura="X"),
+    "K e V trocados": _cruz(trocar_kv=True),
+}
+
+
+@pytest.mark.parametrize("nome", list(ERRADAS_CRUZADA))
+def test_atencao_cruzada_nomeia_cada_erro(nome):
+    confere_erro_nomeado(licao.ATENCAO_CRUZADA, ERRADAS_CRUZADA, nome)
+
+
+def _cruzada_biblioteca(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
+    mask = attention.padding_mask(np.asarray(comprimentos), X_enc.shape[1])
+    return attention.scaled_dot_product_attention(X_dec @ W_q, X_enc @ W_k, X_enc @ W_v, mask)
+
+
+def _cruzada_laco_por_frase(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
+    saidas = []
+    for b in range(X_dec.shape[0]):
+        L = int(comprimentos[b])
+        if L == 0:
+            saidas.append(np.full((X_dec.shape[1], W_v.shape[1]), 7.0))   # qualquer número finito
+            continue
+        Q, K, V = X_dec[b] @ W_q, X_enc[b, :L] @ W_k, X_enc[b, :L] @ W_v     # só os tokens de verdade
+        saidas.append(_sm_seguro(Q @ K.T / np.sqrt(K.shape[-1])) @ V)
+    return np.stack(saidas)
+
+
+def _cruzada_einsum_menos_1e9(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
+    Q = np.einsum("bqm,mk->bqk", X_dec, W_q)
+    K = np.einsum("bnm,mk->bnk", X_enc, W_k)
+    V = np.einsum("bnm,mv->bnv", X_enc, W_v)
+    z = np.einsum("bqk,bnk->bqn", Q, K) / np.sqrt(K.shape[-1])
+    pode = np.arange(X_enc.shape[1])[None, None, :] < np.asarray(comprimentos)[:, None, None]
+    z = z + np.where(pode, 0.0, -1e9)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return np.einsum("bqn,bnv->bqv", e / e.sum(axis=-1, keepdims=True), V)
+
+
+CERTAS_CRUZADA = {
+    "solução": _cruz(),
+    "biblioteca": _cruzada_biblioteca,
+    "laço por frase, só os tokens de verdade": _cruzada_laco_por_frase,
+    "einsum e −1e9 aditiva": _cruzada_einsum_menos_1e9,
+}
+
+
+@pytest.mark.parametrize("nome", list(CERTAS_CRUZADA))
+def test_atencao_cruzada_certa_de_varios_jeitos(nome, capsys):
+    assert licao.check_atencao_cruzada(CERTAS_CRUZADA[nome]) is True, capsys.readouterr().out
+
+
+def test_atencao_cruzada_k_T_em_lote_e_erro_de_forma_explicado(capsys):
+    def com_K_T(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
+        Q, K, V = X_dec @ W_q, X_enc @ W_k, X_enc @ W_v
+        return _sm_seguro(Q @ K.T / np.sqrt(3)) @ V
+
+    assert licao.check_atencao_cruzada(com_K_T) is False
+    out = capsys.readouterr().out
+    assert "K.transpose(0, 2, 1)" in out and "três" in out
+
+
+def test_atencao_cruzada_esqueleto(capsys):
+    def esqueleto(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
+        raise NotImplementedError
+
+    assert licao.check_atencao_cruzada(esqueleto) is False
+    assert "ainda não foi implementada" in capsys.readouterr().out
+
+
+def test_casos_da_cruzada_tem_sequencias_de_tamanhos_diferentes_e_uma_origem_vazia():
+    casos = licao.ATENCAO_CRUZADA.casos()
+    assert all(c.entradas["X_dec"].shape[1] != c.entradas["X_enc"].shape[1] for c in casos)
+    assert any((c.entradas["comprimentos"] == 0).any() for c in casos)
+    assert any(c.entradas["X_dec"].dtype == np.float32 for c in casos)
+
+
+# --- a previsão da forma (exercício 5) ------------------------------------------------------------------
+
+ERRADAS_FORMA = {"queries e keys trocadas": (2, 6, 3), "quadrada como na autoatenção": "2x6x6",
+                 "keys do próprio decoder": [2, 3, 3], "esqueceu o lote": "(3, 6)",
+                 "forma da máscara, não dos pesos": (2, 1, 6), "só as posições de verdade": "2 × 3 × 4"}
+
+
+def test_previsao_forma_tem_um_exemplo_por_erro():
+    assert sorted(ERRADAS_FORMA) == sorted(licao.PREVISAO_FORMA.nomes_dos_erros())
+
+
+@pytest.mark.parametrize("nome", list(ERRADAS_FORMA))
+def test_previsao_forma_nomeia_cada_equivoco(nome):
+    v = corrigir_previsao(licao.PREVISAO_FORMA, ERRADAS_FORMA[nome])
+    assert not v.ok and v.erro == nome and v.mensagem.startswith("❌"), v.mensagem
+    assert "A resposta: (2, 3, 6)" in v.mensagem
+
+
+@pytest.mark.parametrize("previsao", [(2, 3, 6), [2, 3, 6], "(2, 3, 6)", "2x3x6", " 2 × 3 × 6 ", "[2,3,6]",
+                                      (np.int64(2), np.int64(3), np.int64(6))])
+def test_previsao_forma_certa_de_varios_jeitos(previsao):
+    assert corrigir_previsao(licao.PREVISAO_FORMA, previsao).ok
+
+
+def test_previsao_forma_bate_com_a_conta_e_recusa_o_que_nao_e_forma(capsys):
+    rng = np.random.default_rng(0)
+    _, pesos = _cruzada_biblioteca(rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 6, 4)), np.array([6, 4]),
+                                   np.eye(4), np.eye(4), np.eye(4))
+    assert pesos.shape == licao.PREVISAO_FORMA.certo
+    for invalida in ("três por seis", 2.5, (2, 3.0, 6), True):
+        assert corrigir_previsao(licao.PREVISAO_FORMA, invalida).erro == "tipo"
+    assert corrigir_previsao(licao.PREVISAO_FORMA, (2, 3, 5)).erro == "valor"
+    assert licao.check_previsao_forma(None) is False
+    assert "⏳" in capsys.readouterr().out
 
 
 def test_numeros_citados_no_notebook():
@@ -420,8 +714,9 @@ def test_numeros_citados_no_notebook():
     celulas = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
     prosa = "\n".join("".join(c["source"]) for c in celulas if c["cell_type"] == "markdown")
     saidas = "\n".join("".join(o.get("text", "")) for c in celulas if c["cell_type"] == "code" for o in c["outputs"])
-    for trecho in ("98.6%", "0.665", "0.245", "0.603", "0.656", "4.5e-6"):
+    for trecho in ("98,6%", "0,665", "0,603", "0,656", "0,335", "0,213", "0,876", "0,291", "0,709"):
         assert trecho in prosa, trecho
-    for trecho in ("0.986", "0.665", "0.245", "no <pad>: 0.603", "no futuro: 0.656", "4.5e-06",
-                   "diferença por posição: [0.    0.    0.    0.    0.951]", "float16(-1e9)  = -inf"):
+    for trecho in ("0.986", "[0.665 0.893 1.000]", "[0.3348 0.1065 0.0000]", "[0.2130 0.0420 0.0000]",
+                   "no <pad>: 0.603", "no futuro: 0.656", "[[0.118 0.006 0.876]]",
+                   "diferença por posição: [0.    0.    0.    0.    0.951]", "[[0.291 0.11  0.339"):
         assert trecho in saidas, trecho

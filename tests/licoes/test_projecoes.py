@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from helpers import attention, plots
-from helpers.corretor import corrigir
+from helpers.corretor import corrigir, corrigir_previsao
 from helpers.licoes import projecoes as licao
 from tests._corretor import confere_erro_nomeado
 from tests._notebooks import solucoes_do_notebook
@@ -613,3 +613,38 @@ def test_solucao_da_autoatencao_repete_a_atencao_na_frase_da_secao_3():
         ref_saidas, ref_pesos = attention.scaled_dot_product_attention(Q, K, V)
         np.testing.assert_allclose(saidas, ref_saidas)
         np.testing.assert_allclose(pesos, ref_pesos)
+
+
+# --- a previsão da simetria (Q = K = X) --------------------------------------------------------------
+
+ERRADAS_SIMETRIA = {"assimetria sem projeções": 0, "escore com as projeções": "1,768", "peso no lugar do escore": 0.192}
+
+
+def test_previsao_simetria_bate_com_a_conta_independente():
+    X = np.array([licao.EMBEDDINGS_BANCO[t] for t in licao.FRASE_DINHEIRO])
+    b, s = licao.FRASE_DINHEIRO.index("banco"), licao.FRASE_DINHEIRO.index("salário")
+    ida = sum(X[b, c] * X[s, c] for c in range(4)) / 2.0
+    volta = sum(X[s, c] * X[b, c] for c in range(4)) / 2.0
+    assert ida == volta == 0.25 == licao.PREVISAO_SIMETRIA.certo()
+
+
+def test_previsao_simetria_tem_um_exemplo_por_erro():
+    assert sorted(ERRADAS_SIMETRIA) == sorted(licao.PREVISAO_SIMETRIA.nomes_dos_erros())
+
+
+@pytest.mark.parametrize("nome", list(ERRADAS_SIMETRIA))
+def test_previsao_simetria_nomeia_cada_equivoco(nome):
+    v = corrigir_previsao(licao.PREVISAO_SIMETRIA, ERRADAS_SIMETRIA[nome])
+    assert not v.ok and v.erro == nome and v.mensagem.startswith("❌"), v.mensagem
+    assert "A resposta: 0.25" in v.mensagem
+
+
+@pytest.mark.parametrize("previsao", [0.25, "0,25", "0,250", 0.2504, np.float32(0.25), 1 / 4])
+def test_previsao_simetria_certa_de_varios_jeitos(previsao):
+    assert corrigir_previsao(licao.PREVISAO_SIMETRIA, previsao).ok
+
+
+def test_previsao_simetria_pendente(capsys):
+    assert licao.check_previsao_simetria(None) is False
+    assert "⏳" in capsys.readouterr().out
+    assert corrigir_previsao(licao.PREVISAO_SIMETRIA, 0.5).erro == "valor"

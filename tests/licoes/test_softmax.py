@@ -6,11 +6,13 @@ import numpy as np
 import pytest
 
 from helpers.attention import softmax  # noqa: F811
+from helpers.corretor import corrigir_previsao
 from helpers.licoes import softmax as licao
 from helpers.licoes.softmax import (
     check_jacobiano_softmax,
     check_softmax,  # noqa: F811
 )
+from tests._corretor import confere_erro_nomeado
 
 # --- referência independente (não usa helpers.attention) --------------------------------------
 
@@ -392,3 +394,131 @@ def softmax_einsum_float32(x):
 @pytest.mark.parametrize("fn", [softmax_lista, softmax_laco, softmax_einsum_float32])
 def test_right_softmax_written_differently_is_accepted(fn, capsys):
     assert check_softmax(fn) is True, capsys.readouterr().out
+
+
+# --- cada erro nomeado, com o exemplo que o provoca -------------------------------------------------
+
+
+ERRADAS_SOFTMAX = {
+    "sem subtrair o máximo (instável)": softmax_sem_max,
+    "subtraiu o mínimo (instável)": softmax_menos_minimo,
+    "um máximo só para o lote inteiro (instável)": softmax_maximo_global,
+    "eixo errado": softmax_eixo_errado,
+    "normalizou pela matriz inteira": softmax_soma_tudo,
+    "sem exponenciar": softmax_sem_exp,
+    "esqueceu de dividir pela soma": softmax_sem_dividir,
+    "pesos que não somam 1": lambda x: softmax_ok(x) ** 2,
+}
+
+
+@pytest.mark.parametrize("nome", list(ERRADAS_SOFTMAX))
+def test_softmax_nomeia_cada_erro(nome):
+    confere_erro_nomeado(licao.SOFTMAX, ERRADAS_SOFTMAX, nome)
+
+
+ERRADAS_JACOBIANO = {
+    "só a diagonal, como vetor": jac_so_diagonal_vetor,
+    "sem o termo −sᵢsⱼ": jac_sem_outer,
+    "sem o δᵢⱼ": jac_sem_delta,
+    "sinal trocado": jac_sinal_trocado,
+    "sem o fator sᵢ": jac_sem_fator_si,
+    "sᵢ no lugar de sⱼ": jac_si_no_lugar_de_sj,
+    "escores z no lugar dos pesos s": jac_usa_z,
+    "softmax instável por dentro": jac_instavel,
+}
+
+
+@pytest.mark.parametrize("nome", list(ERRADAS_JACOBIANO))
+def test_jacobiano_nomeia_cada_erro(nome):
+    confere_erro_nomeado(licao.JACOBIANO, ERRADAS_JACOBIANO, nome)
+
+
+# --- a previsão de softmax(2·z) ---------------------------------------------------------------------
+
+ERRADAS_DOBRO = {"dobrou o peso": 0.91, "multiplicar como somar": "0,455", "ficou mais espalhado": 0.39,
+                 "foi direto ao argmax": 1}
+
+
+def test_previsao_dobro_tem_um_exemplo_por_erro_e_bate_com_a_conta():
+    assert sorted(ERRADAS_DOBRO) == sorted(licao.PREVISAO_DOBRO.nomes_dos_erros())
+    assert licao.PREVISAO_DOBRO.certo() == pytest.approx(_softmax_ref([1.414, 0.0, 0.708])[0], abs=5e-4)
+
+
+@pytest.mark.parametrize("nome", list(ERRADAS_DOBRO))
+def test_previsao_dobro_nomeia_cada_equivoco(nome):
+    v = corrigir_previsao(licao.PREVISAO_DOBRO, ERRADAS_DOBRO[nome])
+    assert not v.ok and v.erro == nome and v.mensagem.startswith("❌"), v.mensagem
+    assert "A resposta: 0.576" in v.mensagem
+
+
+@pytest.mark.parametrize("previsao", [0.576, "0,58", 0.5758, np.float32(0.58), "0.57600"])
+def test_previsao_dobro_certa_de_varios_jeitos(previsao):
+    assert corrigir_previsao(licao.PREVISAO_DOBRO, previsao).ok
+
+
+def test_previsao_dobro_pendente_e_texto_invalido(capsys):
+    assert licao.check_previsao_dobro(None) is False
+    out = capsys.readouterr().out
+    assert "⏳" in out and "0.576" in out
+    assert corrigir_previsao(licao.PREVISAO_DOBRO, "mais").erro == "tipo"
+    assert corrigir_previsao(licao.PREVISAO_DOBRO, 0.7).erro == "valor"
+
+
+# --- o padrão da linha toda mascarada (as peças que os corretores com máscara usam) ------------------
+
+
+def test_linhas_sem_key_permitida():
+    m = np.array([[False, False, False], [True, False, True]])
+    np.testing.assert_array_equal(licao.linhas_sem_key_permitida(m, (2, 4), 3), [[True] * 4, [False] * 4])
+    # máscara de padding (b, 1, n) num lote (b, n_q, d_v): uma frase sem nenhum token de verdade
+    pad = np.array([[[True, True, False]], [[False, False, False]]])
+    livres = licao.linhas_sem_key_permitida(pad, (2, 3, 2), 3)
+    assert livres.shape == (2, 3, 2) and not livres[0].any() and livres[1].all()
+    assert not licao.linhas_sem_key_permitida(None, (2, 2), 3).any()
+    assert licao.linhas_sem_key_permitida(np.zeros(3, dtype=bool), (4,), 3).all()
+
+
+def test_formato_com_linhas_livres_aceita_qualquer_finito_so_nas_livres():
+    f = licao.SaidaComLinhasLivres()
+    certo = licao.ComLinhasLivres(np.array([[0.0, 0.0], [1.0, 2.0]]), np.array([[True, True], [False, False]]))
+    assert f.igual(f.normalizar(np.array([[5.0, -3.0], [1.0, 2.0]])), certo)       # média dos values, por exemplo
+    assert f.igual(f.normalizar((np.array([[0.0, 0.0], [1.0, 2.0]]), np.eye(2))), certo)  # o par (saída, pesos)
+    assert not f.igual(f.normalizar(np.array([[np.nan, 0.0], [1.0, 2.0]])), certo)  # NaN na linha livre, não
+    assert not f.igual(f.normalizar(np.array([[0.0, 0.0], [1.0, 2.5]])), certo)     # o resto continua exato
+    assert not f.igual(f.normalizar(np.zeros((3, 2))), certo)
+    assert "*" in f.mostrar(certo) and "qualquer número finito" in f.mostrar(certo)
+    assert f.forma(certo) == (2, 2)
+
+
+def test_erro_nan_na_linha_mascarada_so_reconhece_nan_so_nas_linhas_livres():
+    erro = licao.erro_nan_na_linha_mascarada()
+    certo = licao.ComLinhasLivres(np.array([[0.0, 0.0], [1.0, 2.0]]), np.array([[True, True], [False, False]]))
+    caso = licao.caso_linha_toda_mascarada()
+    assert erro.quando(np.array([[np.nan, np.nan], [1.0, 2.0]]), certo, caso)
+    assert not erro.quando(np.array([[np.nan, np.nan], [np.nan, 2.0]]), certo, caso)  # NaN fora da linha livre
+    assert not erro.quando(np.array([[np.nan, np.nan], [1.0, 3.0]]), certo, caso)     # e o resto errado
+    assert not erro.quando(np.array([[0.0, 0.0], [1.0, 2.0]]), certo, caso)           # sem NaN nenhum
+    assert not erro.quando(np.array([[np.nan, 0.0], [1.0, 2.0]]), np.zeros((2, 2)), caso)
+
+
+def test_com_linhas_livres_marca_so_onde_a_resposta_errada_e_finita():
+    livres = np.array([[True, True], [False, False]])
+    errada = licao.com_linhas_livres(lambda **e: np.array([[np.nan, 1.0], [3.0, 4.0]]), lambda **e: livres)
+    y = errada()
+    np.testing.assert_array_equal(y.livres, [[False, True], [False, False]])
+    assert licao.com_linhas_livres(lambda **e: None, lambda **e: livres)() is None
+
+
+def test_caso_linha_toda_mascarada_separa_os_tres_jeitos_instaveis():
+    """No caso da linha vazia, as três softmax instáveis dão NaN **fora** dela: não se confundem com o NaN
+    só na linha vazia (o erro com nome próprio)."""
+    caso = licao.caso_linha_toda_mascarada()
+    x, mask = caso.entradas["x"], caso.entradas["mask"]
+    z = np.where(mask, x, -np.inf)
+    with np.errstate(all="ignore"):
+        for ref in (lambda s: 0.0, lambda s: s.min(axis=-1, keepdims=True), lambda s: s.max()):
+            e = np.exp(z - ref(z))
+            w = e / e.sum(axis=-1, keepdims=True)
+            assert np.isnan(w[1:]).any()
+        estavel = softmax(z)
+    assert np.isfinite(estavel).all() and not estavel[0].any()

@@ -12,9 +12,10 @@ import pytest
 
 from helpers import plots
 from helpers.attention import scaled_dot_product_attention  # noqa: F811
+from helpers.corretor import corrigir, corrigir_previsao
 from helpers.licoes import soma_ponderada as licao
 from helpers.licoes.soma_ponderada import check_attention  # noqa: F811
-from tests._notebooks import solucoes_do_notebook
+from tests._corretor import confere_erro_nomeado
 
 Q = np.array([1.0, 0.0])
 K = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
@@ -165,15 +166,6 @@ def test_caminho_da_saida_fica_dentro_do_triangulo():
     assert len(plots.png(fig)) > 1000
 
 
-# --- as soluções publicadas no notebook passam no corretor -----------------------------------------
-
-
-def _solucoes():
-    return solucoes_do_notebook(NOTEBOOK)
-
-
-
-
 def test_esqueleto_recebe_aviso_amigavel(capsys):
     def atencao_uma_query(q, K, V):
         raise NotImplementedError("complete aqui")
@@ -182,15 +174,21 @@ def test_esqueleto_recebe_aviso_amigavel(capsys):
     assert "ainda não foi implementada" in capsys.readouterr().out
 
 
-# === corretor (vindo de test_checks.py) ===
-
-# --- atenção: a certa e as erradas --------------------------------------------------------------
+# === o corretor da atenção ====================================================================
 
 
 def _sm(s, axis=-1):
     z = s - np.max(s, axis=axis, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=axis, keepdims=True)
+
+
+def _sm_com(ref):
+    def sm(s):
+        e = np.exp(s - ref(s))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    return sm
 
 
 def atencao_ok(q, K, V):
@@ -203,93 +201,70 @@ def atencao_tupla(q, K, V):
     return w @ V, w
 
 
-def atencao_sem_escala(q, K, V):
-    return _sm(q @ K.T) @ V
+def atencao_lista(q, K, V):
+    saida, pesos = atencao_tupla(q, K, V)
+    return [saida.tolist(), pesos.tolist()]
 
 
-def atencao_divide_por_d(q, K, V):
-    return _sm(q @ K.T / K.shape[-1]) @ V
+def atencao_einsum_float32(q, K, V):
+    q, K, V = (np.asarray(a, dtype=np.float32) for a in (q, K, V))
+    s = np.einsum("...d,kd->...k", q, K) / np.float32(np.sqrt(K.shape[-1]))
+    return np.einsum("...k,kv->...v", _sm(s), V)
 
 
-def atencao_sem_transpor(q, K, V):
-    return _sm(q @ K / np.sqrt(K.shape[-1])) @ V
+def atencao_laco(q, K, V):
+    Q = np.atleast_2d(q)
+    saidas = []
+    for linha in Q:
+        escores = [float(linha @ k) / math.sqrt(len(linha)) for k in K]
+        m = max(escores)
+        e = [math.exp(x - m) for x in escores]
+        saidas.append(sum(w / sum(e) * v for w, v in zip(e, V)))
+    return np.array(saidas) if np.ndim(q) == 2 else saidas[0]
 
 
-def atencao_ordem_trocada(q, K, V):
-    w = _sm(q @ K.T / np.sqrt(K.shape[-1]))
-    return V @ w
+def _com_softmax(sm):
+    return lambda q, K, V: sm(q @ K.T / np.sqrt(K.shape[-1])) @ V
 
 
-def atencao_soma_keys(q, K, V):
-    return _sm(q @ K.T / np.sqrt(K.shape[-1])) @ K
+ERRADAS_ATENCAO = {
+    "sem subtrair o máximo (instável)": _com_softmax(_sm_com(lambda s: 0.0)),
+    "subtraiu o mínimo (instável)": _com_softmax(_sm_com(lambda s: s.min(axis=-1, keepdims=True))),
+    "um máximo só para o lote inteiro (instável)": _com_softmax(_sm_com(lambda s: s.max())),
+    "sem escala": lambda q, K, V: _sm(q @ K.T) @ V,
+    "÷d em vez de ÷√d": (lambda q, K, V: _sm(q @ K.T / K.shape[-1]) @ V, "dividiu por d = 2 em vez de √d = √2 ≈ 1.41"),
+    "×√d em vez de ÷√d": lambda q, K, V: _sm(q @ K.T * np.sqrt(K.shape[-1])) @ V,
+    "soma das keys": lambda q, K, V: _sm(q @ K.T / np.sqrt(K.shape[-1])) @ K,
+    "sem softmax": lambda q, K, V: (q @ K.T / np.sqrt(K.shape[-1])) @ V,
+    "softmax no eixo errado": (lambda q, K, V: _sm(q @ K.T / np.sqrt(K.shape[-1]), axis=0) @ V, "eixo errado"),
+    "q @ K sem transpor": lambda q, K, V: _sm(q @ K / np.sqrt(K.shape[-1])) @ V,
+}
 
 
-def atencao_sem_softmax(q, K, V):
-    return (q @ K.T / np.sqrt(K.shape[-1])) @ V
+@pytest.mark.parametrize("nome", list(ERRADAS_ATENCAO))
+def test_cada_erro_da_atencao_tem_nome(nome):
+    confere_erro_nomeado(licao.ATENCAO, ERRADAS_ATENCAO, nome)
 
 
-def atencao_esqueleto(q, K, V):
-    raise NotImplementedError("complete aqui")
+@pytest.mark.parametrize("fn", [atencao_ok, atencao_tupla, atencao_lista, atencao_einsum_float32, atencao_laco,
+                                lambda q, K, V: scaled_dot_product_attention(q, K, V)],
+                         ids=["ok", "tupla", "lista", "einsum_float32", "laco", "biblioteca"])
+def test_atencao_certa_escrita_de_outro_jeito_passa(fn, capsys):
+    assert check_attention(fn, varias_queries=True) is True, capsys.readouterr().out
+    assert check_attention(fn) is True
 
 
-def atencao_eixo_errado(q, K, V):
-    return _sm(q @ K.T / np.sqrt(K.shape[-1]), axis=0) @ V
+def test_check_attention_names_shape_mistakes_and_skeleton(capsys):
+    def ordem_trocada(q, K, V):
+        return V @ _sm(q @ K.T / np.sqrt(K.shape[-1]))
 
+    def esqueleto(q, K, V):
+        raise NotImplementedError("complete aqui")
 
-def atencao_mascara_ok(q, K, V, mask=None):
-    s = q @ K.T / np.sqrt(K.shape[-1])
-    if mask is not None:
-        s = np.where(mask, s, -np.inf)
-    return _sm(s) @ V
-
-
-def atencao_mascara_depois(q, K, V, mask=None):
-    w = _sm(q @ K.T / np.sqrt(K.shape[-1]))
-    if mask is not None:
-        w = w * mask
-    return w @ V
-
-
-def atencao_mascara_invertida(q, K, V, mask=None):
-    s = q @ K.T / np.sqrt(K.shape[-1])
-    if mask is not None:
-        s = np.where(mask, -np.inf, s)
-    return _sm(s) @ V
-
-
-def test_check_attention_accepts_reference(capsys):
-    assert check_attention(atencao_ok) is True
-    assert check_attention(atencao_tupla) is True
-    assert check_attention(atencao_ok, varias_queries=True) is True
-    assert check_attention(atencao_mascara_ok) is True
-    out = capsys.readouterr().out
-    assert out.count("Correto") == 4 and "A máscara está certa" in out
-
-
-def test_check_attention_accepts_helper():
-    assert check_attention(lambda q, K, V: scaled_dot_product_attention(q, K, V), varias_queries=True)
-
-
-CASOS_ATENCAO = [
-    (atencao_sem_escala, {}, "esqueceu de escalar"),
-    (atencao_divide_por_d, {}, "dividiu por d = 2 em vez de √d = √2 ≈ 1.41"),
-    (atencao_sem_transpor, {}, "transpôs K"),
-    (atencao_ordem_trocada, {}, "ordem dos fatores"),
-    (atencao_soma_keys, {}, "keys"),
-    (atencao_sem_softmax, {}, "Faltou a softmax"),
-    (atencao_esqueleto, {}, "ainda não foi implementada"),
-    (atencao_eixo_errado, {"varias_queries": True}, "Softmax calculada no eixo errado"),
-    (atencao_mascara_depois, {}, "Máscara aplicada depois da softmax"),
-    (atencao_mascara_invertida, {}, "Máscara invertida"),
-]
-
-
-@pytest.mark.parametrize(("fn", "kwargs", "explicacao"), CASOS_ATENCAO, ids=[c[0].__name__ for c in CASOS_ATENCAO])
-def test_check_attention_names_the_mistake(fn, kwargs, explicacao, capsys):
-    assert check_attention(fn, **kwargs) is False
-    out = capsys.readouterr().out
-    assert explicacao in out, out
-    assert "Correto" not in out
+    assert check_attention(ordem_trocada) is False
+    assert "ordem dos fatores" in capsys.readouterr().out
+    assert check_attention(esqueleto) is False
+    assert "ainda não foi implementada" in capsys.readouterr().out
 
 
 def test_single_query_exercise_does_not_demand_matrices(capsys):
@@ -303,3 +278,42 @@ def test_single_query_exercise_does_not_demand_matrices(capsys):
     # ...mas não quando o exercício pede várias queries
     assert check_attention(uma_query, varias_queries=True) is False
     assert "levantou ValueError" in capsys.readouterr().out
+
+
+def test_um_maximo_para_todas_as_queries_so_falha_com_varias():
+    """O exercício de uma query não tem como pegar o máximo global (só há uma linha); o de várias pega."""
+    global_max = ERRADAS_ATENCAO["um máximo só para o lote inteiro (instável)"]
+    assert corrigir(licao.exercicio_atencao(False), global_max).ok is True
+    assert corrigir(licao.ATENCAO, global_max).erro == "um máximo só para o lote inteiro (instável)"
+
+
+# --- a previsão do exercício 3 ----------------------------------------------------------------------
+
+ERRADAS_V3 = {"a saída não muda": 3.85, "jogou fora a parcela de v₃": "2,25", "só a parcela de v₃": -1.6,
+              "trocou o sinal da saída inteira": -3.85, "respondeu a primeira coordenada": 6.15}
+
+
+def test_previsao_v3_tem_um_exemplo_por_erro():
+    assert sorted(ERRADAS_V3) == sorted(licao.PREVISAO_V3.nomes_dos_erros())
+
+
+@pytest.mark.parametrize("nome", list(ERRADAS_V3))
+def test_previsao_v3_nomeia_cada_equivoco(nome):
+    v = corrigir_previsao(licao.PREVISAO_V3, ERRADAS_V3[nome])
+    assert not v.ok and v.erro == nome and v.mensagem.startswith("❌")
+    assert "A resposta: 0.65" in v.mensagem
+
+
+@pytest.mark.parametrize("previsao", [0.65, "0,65", " 0.6467 ", np.float64(0.649), 0.65000001])
+def test_previsao_v3_certa_de_varios_jeitos(previsao):
+    assert corrigir_previsao(licao.PREVISAO_V3, previsao).ok
+
+
+def test_previsao_v3_bate_com_a_conta_e_o_esqueleto_nao_quebra(capsys):
+    # a resposta é a conta com os pesos arredondados do Exemplo 1 e também arredonda a conta exata
+    _, saida = referencia(Q, K, [[10, 0], [0, 10], [5, -5]])
+    assert round(float(saida[1]), 2) == licao.PREVISAO_V3.certo()
+    assert licao.check_previsao_v3(None) is False
+    assert "⏳" in capsys.readouterr().out
+    assert corrigir_previsao(licao.PREVISAO_V3, 0.7).erro == "valor"
+    assert corrigir_previsao(licao.PREVISAO_V3, "meio").erro == "tipo"
