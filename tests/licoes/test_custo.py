@@ -368,11 +368,12 @@ def _solucoes():
 def test_stubs_in_the_notebook_get_the_friendly_message(capsys):
     codigo = ["".join(c["source"]) for c in _celulas() if c["cell_type"] == "code"]
     esqueletos = [c for c in codigo if "NotImplementedError" in c]
-    assert len(esqueletos) == 2
-    for fonte, checar in zip(esqueletos, (licao.check_combinar_estados, licao.check_memoria_pesos), strict=True):
+    assert len(esqueletos) == 3
+    checagens = (licao.check_combinar_estados, licao.check_memoria_pesos, licao.check_atencao_por_blocos)
+    for fonte, checar in zip(esqueletos, checagens, strict=True):
         ns = {"np": np}
         exec(fonte, ns)
-        fn = next(v for k, v in ns.items() if callable(v) and k in ("combinar", "memoria_pesos"))
+        fn = next(v for k, v in ns.items() if callable(v) and k in ("combinar", "memoria_pesos", "atencao_por_blocos"))
         if fn.__name__ == "memoria_pesos":  # os nomes do núcleo: n_heads e bytes_per_value
             assert list(inspect.signature(fn).parameters) == ["n", "n_heads", "bytes_per_value"]
         assert checar(fn) is False
