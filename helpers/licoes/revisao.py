@@ -359,6 +359,10 @@ def _onde(p: Any) -> str:
     return f"notebook {p.notebook}" if p.notebook[:1].isdigit() else f"notebook «{p.notebook.capitalize()}»"
 
 
+def _onde_curto(notebook: str) -> str:
+    return f"notebook {notebook}" if notebook[:1].isdigit() else f"notebook «{notebook.capitalize()}»"
+
+
 class QuizClicavel(W.VBox):
     """O quiz de revisão com widgets: um botão de rádio por letra nas perguntas de escolha e uma caixa de
     texto (Enter ou o botão "Conferir") nas numéricas. Cada resposta recebe na hora o veredito de
@@ -366,7 +370,8 @@ class QuizClicavel(W.VBox):
     soma as certas. Funciona igual no JupyterLab e no Voilà.
 
     ``responder(numero, resposta)`` faz o mesmo que um clique (para testes e para quem prefere código);
-    ``situacoes`` guarda ``{numero: "certa" | "errada" | "pendente"}``.
+    ``situacoes`` guarda ``{numero: "certa" | "errada" | "pendente"}``. O seletor ``filtro`` mostra só as
+    perguntas de um notebook (para revisar um de cada vez).
     """
 
     def __init__(self) -> None:
@@ -375,9 +380,17 @@ class QuizClicavel(W.VBox):
         self.controles: dict[int, W.Widget] = {}
         self.retornos: dict[int, W.HTML] = {}
         self.placar = W.HTML()
+        self.blocos: dict[int, W.VBox] = {}
+        notebooks = list(dict.fromkeys(p.notebook for p in self.perguntas))
+        self.filtro = W.Dropdown(options=[("todas as perguntas", "todos")] + [(_onde_curto(nb), nb) for nb in notebooks],
+                                 value="todos", description="mostrar:", style={"description_width": "initial"},
+                                 layout=W.Layout(width="360px"))
+        self.mostrando = W.HTML()
+        self.filtro.observe(lambda _m: self._filtrar(), names="value")
         blocos: list[W.Widget] = [W.HTML(
             "<b>Quiz de revisão.</b> Clique numa letra ou escreva o número (vírgula ou ponto; com a unidade, se a "
-            "pergunta pedir uma) e tecle Enter: a resposta é corrigida na hora.")]
+            "pergunta pedir uma) e tecle Enter: a resposta é corrigida na hora. Para revisar um notebook só, escolha-o "
+            "em <i>mostrar</i>."), W.HBox([self.filtro, self.mostrando])]
         for p in self.perguntas:
             texto = f"<b>{p.numero}.</b> {_html(p.enunciado)} <i>({_onde(p)})</i>"
             if p.tipo == "escolha":
@@ -402,11 +415,24 @@ class QuizClicavel(W.VBox):
             self.retornos[p.numero] = retorno
             bloco = W.VBox([W.HTML(texto), linha, retorno], layout=W.Layout(margin="0 0 14px 0"))
             bloco.add_class("quiz-pergunta")
+            self.blocos[p.numero] = bloco
             blocos.append(bloco)
         blocos.append(self.placar)
         super().__init__(blocos)
         self.add_class("quiz-revisao")
         self._placar()
+        self._filtrar()
+
+    def _filtrar(self) -> None:
+        """Mostra só as perguntas do notebook escolhido em ``filtro`` (ou todas)."""
+        escolha = self.filtro.value
+        visiveis = 0
+        for p in self.perguntas:
+            mostrar = escolha == "todos" or p.notebook == escolha
+            self.blocos[p.numero].layout.display = None if mostrar else "none"
+            visiveis += mostrar
+        qual = "" if escolha == "todos" else f", {_onde_curto(escolha)}"
+        self.mostrando.value = f"&nbsp;mostrando {visiveis} de {len(self.perguntas)} perguntas{qual}"
 
     def responder(self, numero: int, resposta: Any) -> str:
         """Corrige ``resposta`` na pergunta ``numero``, mostra o veredito e devolve a situação."""

@@ -564,3 +564,14 @@ def test_a_figura_mostra_a_forma_inteira_de_q_que_a_celula_imprime():
     fig = licao.figura_mecanismo(X, W_q, W_k, W_v, W_o, 2)
     textos = [t.get_text() for t in fig.axes[0].texts]
     assert any(t.startswith("Q = X W_q: (3, 4)") and "por cabeça: (3, 2)" in t for t in textos), textos
+
+
+def test_o_filtro_do_quiz_mostra_so_um_notebook():
+    quiz = licao.quiz_clicavel()
+    assert "mostrando 17 de 17" in quiz.mostrando.value
+    quiz.filtro.value = "07"
+    visiveis = [n for n, b in quiz.blocos.items() if b.layout.display != "none"]
+    assert visiveis == [p.numero for p in PERGUNTAS if p.notebook == "07"] and len(visiveis) == 3
+    assert "mostrando 3 de 17 perguntas, notebook 07" in quiz.mostrando.value
+    quiz.filtro.value = "todos"
+    assert all(b.layout.display != "none" for b in quiz.blocos.values())
