@@ -13,10 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as W
-from IPython.display import HTML
-
 import matplotlib as mpl
 import numpy as np
+from IPython.display import HTML
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
@@ -382,15 +381,18 @@ class QuizClicavel(W.VBox):
         self.placar = W.HTML()
         self.blocos: dict[int, W.VBox] = {}
         notebooks = list(dict.fromkeys(p.notebook for p in self.perguntas))
-        self.filtro = W.Dropdown(options=[("todas as perguntas", "todos")] + [(_onde_curto(nb), nb) for nb in notebooks],
-                                 value="todos", description="mostrar:", style={"description_width": "initial"},
-                                 layout=W.Layout(width="360px"))
+        # um slider (e não um menu): o teclado o move igual no JupyterLab e no Voilà
+        self.filtro = W.SelectionSlider(options=[("todas", "todos")] + [(nb if nb[:1].isdigit() else nb.split()[-1], nb)
+                                                                        for nb in notebooks],
+                                        value="todos", description="mostrar as perguntas do notebook:",
+                                        continuous_update=True, style={"description_width": "initial"},
+                                        layout=W.Layout(width="520px"))
         self.mostrando = W.HTML()
         self.filtro.observe(lambda _m: self._filtrar(), names="value")
         blocos: list[W.Widget] = [W.HTML(
             "<b>Quiz de revisão.</b> Clique numa letra ou escreva o número (vírgula ou ponto; com a unidade, se a "
             "pergunta pedir uma) e tecle Enter: a resposta é corrigida na hora. Para revisar um notebook só, escolha-o "
-            "em <i>mostrar</i>."), W.HBox([self.filtro, self.mostrando])]
+            "no slider <i>mostrar as perguntas do notebook</i>."), W.HBox([self.filtro, self.mostrando])]
         for p in self.perguntas:
             texto = f"<b>{p.numero}.</b> {_html(p.enunciado)} <i>({_onde(p)})</i>"
             if p.tipo == "escolha":
@@ -752,7 +754,7 @@ def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W
     padrao = exemplo_da_revisao()
     X, W_q, W_k, W_v, W_o = (np.asarray(a if a is not None else b, dtype=float)
                              for a, b in zip((X, W_q, W_k, W_v, W_o), padrao))
-    fig, _ = plots.nova_figura(12.5, 5.4)
+    fig, _ = plots.nova_figura(11.6, 5.2)  # cabe ao lado das margens do JupyterLab numa janela de 1400 px
     fig.delaxes(fig.axes[0])
     figura = FiguraMecanismoVivo(fig, X.shape[0], W_q.shape[1], W_o.shape[1])
     estilo = {"continuous_update": True, "style": {"description_width": "initial"}, "layout": W.Layout(width="320px")}

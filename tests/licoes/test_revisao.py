@@ -525,7 +525,7 @@ def test_o_painel_comeca_nos_exemplos_e_bate_com_uma_conta_independente():
     X, W_q, W_k, W_v, W_o = licao.exemplo_da_revisao()
     for h, qx, ky in ((1, 0.3, -1.0), (4, -1.5, 2.0), (2, 0.0, 0.0)):
         p.definir(n_heads=h, q_x=qx, k_y=ky)
-        Q, K, V = X @ W_q, X @ W_k, X @ W_v
+        Q, K = X @ W_q, X @ W_k
         Q[0, 0] = qx
         K[2, 1] = ky
         K[2, 0] = p.controles["k_x"].value
