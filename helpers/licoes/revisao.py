@@ -720,7 +720,7 @@ class FiguraMecanismoVivo:
                 for linha in textos:
                     for t in linha:
                         t.set_text("")
-                titulo.set_text(f"(sem cabeça {h} com n_heads = {n_heads})")
+                titulo.set_text(f"(não há cabeça {h})")
                 continue
             w, z = contas["pesos"][h], contas["escores"][h]
             img.set_data(w)
