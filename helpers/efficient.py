@@ -563,9 +563,9 @@ def attention_costs(
 
 
 def longest_path(mask: ArrayLike) -> int:
-    """O caminho mais longo entre duas posições: quantas camadas, no máximo, a informação de uma
-    posição ``j`` leva para chegar a uma posição ``i`` que a enxerga, seguindo as ligações diretas
-    de uma camada.
+    """O caminho mais longo entre duas posições: quantas ligações diretas (passos de uma recorrência,
+    ou camadas de atenção empilhadas), no máximo, a informação de uma posição ``j`` atravessa para
+    chegar a uma posição ``i`` que a enxerga.
 
     ``mask`` ``(n, n)`` booleana: ``mask[i, j]`` = a posição ``i`` lê a posição ``j`` **diretamente**
     numa camada (a diagonal é somada se faltar: cada posição guarda o que já tinha). A conta é a das
