@@ -299,6 +299,24 @@ def avaliar_resposta(pergunta: Any, resposta: Any) -> tuple[str, str]:
             return "errada", f"{ERRO} {cab}: {_fmt_num(valor)}{unidade}{obs} não.{aviso} {nome}{erro.explicacao}" + rever
     return "errada", f"{ERRO} {cab}: {_fmt_num(valor)}{unidade}{obs} não.{aviso} Dica: {pergunta.dica}" + rever
 
+class _Quiz:
+    """O quiz visto como um exercício, para o guia do instrutor: o nome e os equívocos que ele reconhece
+    (os das opções erradas e dos valores errados conhecidos, na ordem das perguntas, sem repetir)."""
+
+    nome = "o quiz de revisão"
+
+    def nomes_dos_erros(self) -> list[str]:
+        nomes: list[str] = []
+        for p in carregar_quiz():
+            novos = list(p.equivocos.values()) if p.tipo == "escolha" else [e.equivoco for e in p.erros_numericos]
+            nomes += [n for n in novos if n and n not in nomes]
+        return nomes
+
+
+QUIZ = _Quiz()
+
+
+@corretor_de(QUIZ)  # type: ignore[arg-type]
 def check_quiz(respostas: Any) -> bool:
     """Corrige o quiz de revisão e imprime um veredito por pergunta (o caminho digitado; o clicável é
     :func:`quiz_clicavel`, com as mesmas mensagens).
