@@ -711,8 +711,10 @@ class FiguraMecanismoVivo:
     def artistas_dinamicos(self) -> list:
         """Tudo o que muda de um movimento para outro (o resto fica no fundo, desenhado uma vez)."""
         dinamicos: list = [self.titulo]
-        for _ax, img, textos, titulo, linhas in self.matrizes.values():
-            dinamicos += [img, titulo, *linhas, *(t for linha in textos for t in linha)]
+        for nome, (_ax, img, textos, titulo, linhas) in self.matrizes.items():
+            dinamicos += [titulo, *linhas]
+            if nome in ("Q", "K"):  # X e V não dependem de nenhum controle: ficam no fundo, desenhados uma vez
+                dinamicos += [img, *(t for linha in textos for t in linha)]
         for _ax, img, textos, titulo in self.cabecas:
             dinamicos += [img, titulo, *(t for linha in textos for t in linha)]
         _ax, img, textos = self.saida

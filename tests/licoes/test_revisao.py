@@ -575,3 +575,18 @@ def test_o_filtro_do_quiz_mostra_so_um_notebook():
     assert "mostrando 3 de 17 perguntas, notebook 07" in quiz.mostrando.value
     quiz.filtro.value = "todos"
     assert all(b.layout.display != "none" for b in quiz.blocos.values())
+
+
+def test_o_painel_redesenha_so_o_que_muda_e_da_a_mesma_figura():
+    """X e V ficam no fundo (nenhum controle os muda): depois de mover tudo e voltar, a imagem é a do começo."""
+    import io
+
+    from PIL import Image
+
+    p = licao.painel_mecanismo()
+    inicial = np.asarray(Image.open(io.BytesIO(p.imagem.value)).convert("RGB")).astype(int)
+    p.definir(n_heads=4, q_x=-1.0, k_y=2.0)
+    movida = np.asarray(Image.open(io.BytesIO(p.imagem.value)).convert("RGB")).astype(int)
+    p.definir(n_heads=2, q_x=1.0, k_y=0.5)
+    de_volta = np.asarray(Image.open(io.BytesIO(p.imagem.value)).convert("RGB")).astype(int)
+    assert np.abs(movida - inicial).max() > 0 and np.array_equal(de_volta, inicial)
