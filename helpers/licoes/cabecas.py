@@ -545,7 +545,7 @@ CABECA_KV = Exercicio(
     ],
     certo=lambda h, n_heads, n_kv_heads: kv_head_of_query(n_heads, n_kv_heads)[h],
     formato=NumeroDe(o_que="um número inteiro (o índice da cabeça de key/value)"),
-    acerto="Correto! A query h usa a key/value h // (n_heads // n_kv_heads): com 8 queries e 2 keys/values, as "
+    acerto="Correto! A query h usa a key/value h // (n_heads // n_kv_heads): com 8 cabeças de query e 2 de key/value, as "
            "queries 0–3 leem a key/value 0 e as 4–7 a key/value 1. Com n_kv_heads = n_heads cada uma tem a sua (MHA); "
            "com n_kv_heads = 1 todas leem a mesma (MQA).",
     erros=[
@@ -603,7 +603,7 @@ def _kv_vezes(fator: Callable[..., float]) -> Callable[..., float]:
 
 _BYTES = {1: "1 byte = 8 bits", 2: "2 bytes = 16 bits", 4: "4 bytes = 32 bits"}
 
-#: a configuração do notebook: 32 camadas, 32 queries e 8 keys/values com d_head = 128, fp16, 4096 tokens
+#: a configuração do notebook: 32 camadas, 32 cabeças de query e 8 de key/value com d_head = 128, fp16, 4096 tokens
 _KV_NOTEBOOK = {"n_tokens": 4096, "n_layers": 32, "n_heads": 32, "n_kv_heads": 8, "d_head": 128, "bytes_per_value": 2}
 
 
@@ -613,20 +613,20 @@ def _acerto_kv() -> str:
     return (f"Correto! 2 · n_layers · n_kv_heads · n_tokens · d_head · bytes_per_value — n_heads não entra, as queries "
             f"não são guardadas. Na configuração do notebook: 2 · {c['n_layers']} · {c['n_kv_heads']} · "
             f"{c['n_tokens']} · {c['d_head']} · {c['bytes_per_value']} = {milhares(escolha)} bytes = "
-            f"{bytes_legiveis(escolha)} (a MHA, com {c['n_heads']} keys/values, precisaria de {bytes_legiveis(mha)}).")
+            f"{bytes_legiveis(escolha)} (a MHA, com {c['n_heads']} cabeças de key/value, precisaria de {bytes_legiveis(mha)}).")
 
 
 MEMORIA_KV = Exercicio(
     nome="a memória do KV cache",
     casos=lambda: [
         # pequena: n_heads / n_kv_heads = 6 e 3 camadas, para que cada erro dê um número diferente
-        Caso("numa configuração pequena (1000 tokens, 3 camadas, 12 queries, 2 keys/values, d_head = 64, int8 = 1 "
+        Caso("numa configuração pequena (1000 tokens, 3 camadas, 12 cabeças de query, 2 de key/value, d_head = 64, int8 = 1 "
              "byte)", {"n_tokens": 1000, "n_layers": 3, "n_heads": 12, "n_kv_heads": 2, "d_head": 64,
                        "bytes_per_value": 1}),
-        Caso("na configuração do notebook (4096 tokens, 32 camadas, 32 queries, 8 keys/values, d_head = 128, fp16 = "
+        Caso("na configuração do notebook (4096 tokens, 32 camadas, 32 cabeças de query, 8 de key/value, d_head = 128, fp16 = "
              "2 bytes)", dict(_KV_NOTEBOOK)),
         # em fp32, esquecer os bytes (÷4) não se confunde com esquecer o fator 2 (÷2)
-        Caso("numa configuração MQA em fp32 (512 tokens, 4 camadas, 16 queries, 1 key/value, d_head = 32, 4 bytes)",
+        Caso("numa configuração MQA em fp32 (512 tokens, 4 camadas, 16 cabeças de query, 1 de key/value, d_head = 32, 4 bytes)",
              {"n_tokens": 512, "n_layers": 4, "n_heads": 16, "n_kv_heads": 1, "d_head": 32, "bytes_per_value": 4}),
     ],
     certo=_kv_certo,
@@ -691,7 +691,7 @@ def check_memoria_kv(fn: Callable[..., Any]) -> bool:
     :func:`helpers.attention.kv_cache_bytes`, que dá a resposta certa; ``n_heads`` não entra na conta).
 
     Casos: uma configuração pequena em que cada erro dá um número diferente (``n_heads / n_kv_heads = 6``,
-    3 camadas, 1 byte), a configuração do notebook (32 camadas, 32 queries, 8 keys/values, ``d_head`` 128,
+    3 camadas, 1 byte), a configuração do notebook (32 camadas, 32 cabeças de query, 8 de key/value, ``d_head`` 128,
     fp16, 4096 tokens) e uma MQA em fp32. Reconhece cada erro de :data:`MEMORIA_KV`: faltou o fator 2
     (K **e** V), ``n_heads`` no lugar de ``n_kv_heads``, bits em vez de bytes (multiplicou por 8) ou a
     precisão tomada por bits (dividiu por 8), as combinações desses erros, faltaram as camadas, faltaram
