@@ -1,8 +1,8 @@
 """Leitura dos arquivos de ``data/`` (feitos aqui, nunca baixados da internet).
 
 Por enquanto há um arquivo: ``data/quiz_revisao.json``, as perguntas e o gabarito do quiz do
-notebook 10. O corretor (:func:`helpers.checks.check_quiz`) e o texto das perguntas no notebook
-saem do mesmo arquivo, para que nunca fiquem diferentes um do outro.
+notebook de revisão. O corretor (:func:`helpers.licoes.revisao.check_quiz`), o quiz clicável e o texto
+das perguntas no notebook saem do mesmo arquivo, para que nunca fiquem diferentes um do outro.
 
 A pasta ``data/`` fica na raiz do repositório, ao lado de ``helpers/`` (o pacote é instalado em modo
 editável, ``pip install -e .``, então o caminho relativo ao código vale em qualquer diretório).
@@ -20,13 +20,44 @@ PASTA_DADOS = Path(__file__).resolve().parent.parent / "data"
 ARQUIVO_QUIZ = "quiz_revisao.json"
 
 
+def tolerancia_de(casas: int) -> float:
+    """Meia unidade da casa decimal ``casas`` (0,005 com duas casas), mais uma folga mínima para o
+    arredondamento do ponto flutuante (0,67 − 0,665 dá 0,0050000000000000044 em float64)."""
+    return 0.5 * 10.0 ** (-casas) * (1 + 1e-9) + 1e-12
+
+
+def casas_escritas(numero: object) -> int:
+    """Quantas casas decimais a pessoa escreveu: ``"0,67"`` → 2, ``0.665`` → 3, ``16`` → 0, ``np.float32(0.67)``
+    → 2 (a escrita mais curta do número no próprio tipo dele)."""
+    import numpy as np
+
+    if isinstance(numero, str):
+        texto = numero.strip().replace(",", ".")
+    elif isinstance(numero, (int, np.integer)):
+        return 0
+    elif isinstance(numero, np.floating):
+        texto = np.format_float_positional(numero, unique=True, trim="-")
+    else:
+        texto = np.format_float_positional(float(numero), unique=True, trim="-")  # type: ignore[arg-type]
+    return len(texto.split(".", 1)[1]) if "." in texto else 0
+
+
+def bate_na_precisao(valor: float, exato: float, casas_pedidas: int, casas_da_resposta: int) -> bool:
+    """A resposta ``valor`` é ``exato`` arredondado até a precisão pedida (ou até a que a pessoa escreveu, se
+    ela escreveu mais casas)? 0,67 e 0,665 valem para 0,66524… com duas casas pedidas; 0,7 não (falta
+    precisão) e 3,25 não vale para 3 (sobra: quem escreve duas casas diz que as duas estão certas)."""
+    return abs(valor - exato) <= tolerancia_de(max(casas_pedidas, casas_da_resposta))
+
+
 @dataclass(frozen=True)
 class ErroNumerico:
-    """Uma resposta numérica errada conhecida e a explicação do erro que leva a ela."""
+    """Uma resposta numérica errada conhecida, o equívoco que ela revela e a explicação."""
 
     valor: float
     explicacao: str
     tolerancia: float
+    equivoco: str = ""
+    casas: int | None = None
 
 
 @dataclass(frozen=True)
@@ -34,8 +65,10 @@ class Pergunta:
     """Uma pergunta do quiz.
 
     ``tipo`` é ``"escolha"`` (a resposta é uma letra de ``opcoes``; ``erros`` explica cada letra
-    errada) ou ``"numero"`` (a resposta é um número, aceito com ``tolerancia``; ``erros_numericos``
-    lista valores errados conhecidos e ``dica`` ajuda nos outros).
+    errada e ``equivocos`` dá nome ao equívoco que ela revela) ou ``"numero"`` (a resposta é um número,
+    pedido com ``casas`` casas decimais e aceito até meia unidade da última casa — a ``tolerancia`` —,
+    na ``unidade`` pedida, se houver; ``erros_numericos`` lista valores errados conhecidos e ``dica``
+    ajuda nos outros).
     """
 
     numero: int
@@ -50,6 +83,9 @@ class Pergunta:
     tolerancia: float = 0.0
     erros_numericos: tuple[ErroNumerico, ...] = ()
     dica: str = ""
+    equivocos: dict[str, str] = field(default_factory=dict)
+    casas: int | None = None
+    unidade: str = ""
 
 
 def _texto(bruto: dict, chave: str, onde: str) -> str:
@@ -63,6 +99,14 @@ def _numero(valor: object, onde: str) -> float:
     if isinstance(valor, bool) or not isinstance(valor, (int, float)) or not math.isfinite(valor):
         raise ValueError(f"{onde}: esperava um número finito, veio {valor!r}.")
     return float(valor)
+
+
+def _casas(valor: object, onde: str) -> int | None:
+    if valor is None:
+        return None
+    if isinstance(valor, bool) or not isinstance(valor, int) or not 0 <= valor <= 6:
+        raise ValueError(f"{onde}: 'casas' deve ser um inteiro de 0 a 6 (quantas casas decimais a pergunta pede).")
+    return valor
 
 
 def _pergunta(bruto: dict, posicao: int) -> Pergunta:
@@ -96,25 +140,41 @@ def _pergunta(bruto: dict, posicao: int) -> Pergunta:
         if faltam or sobram:
             raise ValueError(f"{onde}: cada opção errada precisa da sua explicação em 'erros' (e só elas); "
                              f"faltam {faltam}, sobram {sobram}.")
+        explicacoes, equivocos = {}, {}
+        for k, bruto_erro in erros.items():
+            if isinstance(bruto_erro, dict):
+                explicacoes[k] = _texto(bruto_erro, "explicacao", f"{onde}, opção {k}")
+                equivocos[k] = _texto(bruto_erro, "equivoco", f"{onde}, opção {k}")
+            else:
+                explicacoes[k] = _texto(erros, k, onde)
         return Pergunta(**comum, resposta=resposta, opcoes={k: _texto(opcoes, k, onde) for k in letras},
-                        erros={k: _texto(erros, k, onde) for k in erros})
+                        erros=explicacoes, equivocos=equivocos)
     if comum["tipo"] == "numero":
         resposta_num = _numero(bruto.get("resposta"), f"{onde}, resposta")
-        tol = _numero(bruto.get("tolerancia", 0.0), f"{onde}, tolerancia")
-        conhecidos = []
+        casas = _casas(bruto.get("casas"), onde)
+        tol = tolerancia_de(casas) if casas is not None else _numero(bruto.get("tolerancia", 0.0), f"{onde}, tolerancia")
+        unidade = bruto.get("unidade", "")
+        if not isinstance(unidade, str):
+            raise ValueError(f"{onde}: 'unidade' deve ser um texto (por exemplo \"KiB\").")
+        conhecidos: list[ErroNumerico] = []
         for i, e in enumerate(bruto.get("erros", [])):
-            valor = _numero(e.get("valor"), f"{onde}, erro {i + 1}")
-            tol_e = _numero(e.get("tolerancia", tol), f"{onde}, erro {i + 1}")
-            if abs(valor - resposta_num) <= max(tol, tol_e):
+            onde_e = f"{onde}, erro {i + 1}"
+            valor = _numero(e.get("valor"), onde_e)
+            casas_e = _casas(e.get("casas", casas), onde_e)
+            tol_e = tolerancia_de(casas_e) if casas_e is not None else _numero(e.get("tolerancia", tol), onde_e)
+            aceito = (bate_na_precisao(valor, resposta_num, casas, casas_escritas(valor)) if casas is not None
+                      else abs(valor - resposta_num) <= max(tol, tol_e))
+            if aceito:
                 raise ValueError(f"{onde}: o valor errado {valor:g} cai dentro da tolerância da resposta certa "
                                  f"{resposta_num:g}.")
             for outro in conhecidos:
-                if abs(valor - outro.valor) <= tol_e + outro.tolerancia:
+                if abs(valor - outro.valor) < tol_e + outro.tolerancia - 1e-6:  # encostar não é sobrepor
                     raise ValueError(f"{onde}: os valores errados {outro.valor:g} e {valor:g} se sobrepõem com as "
                                      "tolerâncias dadas; o corretor não saberia qual explicação mostrar.")
-            conhecidos.append(ErroNumerico(valor, _texto(e, "explicacao", f"{onde}, erro {i + 1}"), tol_e))
+            conhecidos.append(ErroNumerico(valor, _texto(e, "explicacao", onde_e), tol_e, e.get("equivoco", ""),
+                                           casas_e))
         return Pergunta(**comum, resposta=resposta_num, tolerancia=tol, erros_numericos=tuple(conhecidos),
-                        dica=_texto(bruto, "dica", onde))
+                        dica=_texto(bruto, "dica", onde), casas=casas, unidade=unidade)
     raise ValueError(f"{onde}: tipo {comum['tipo']!r} desconhecido; use 'escolha' ou 'numero'.")
 
 

@@ -52,6 +52,8 @@ __all__ = [
     "causal_tile_count",
     "attention_costs",
     "computed_pairs",
+    "longest_path",
+    "layer_comparison",
 ]
 
 #: tamanho padrão dos blocos de queries e de keys da atenção por blocos (um bloco de escores
@@ -558,6 +560,66 @@ def attention_costs(
     for c in custos.values():
         c["bytes"] = c["numeros"] * nb
     return custos
+
+
+def longest_path(mask: ArrayLike) -> int:
+    """O caminho mais longo entre duas posições: quantas ligações diretas (passos de uma recorrência,
+    ou camadas de atenção empilhadas), no máximo, a informação de uma posição ``j`` atravessa para
+    chegar a uma posição ``i`` que a enxerga.
+
+    ``mask`` ``(n, n)`` booleana: ``mask[i, j]`` = a posição ``i`` lê a posição ``j`` **diretamente**
+    numa camada (a diagonal é somada se faltar: cada posição guarda o que já tinha). A conta é a das
+    potências da matriz de ligações (a entrada ``(i, j)`` de ``Mᴸ`` é positiva quando há um caminho de
+    ``j`` até ``i`` em ``L`` passos): devolve o menor ``L`` com que todo par que se alcança em algum
+    número de passos já se alcança. Uma recorrência (``i`` lê só ``i − 1``) dá ``n − 1``; a
+    autoatenção, 1; a janela ``w``, ``⌈(n − 1)/w⌉``.
+    """
+    m = np.asarray(mask)
+    if m.ndim != 2 or m.shape[0] != m.shape[1] or m.dtype != np.bool_:
+        raise ValueError(f"mask precisa ser uma matriz booleana quadrada (n, n); recebi forma {m.shape} e dtype {m.dtype}.")
+    n = m.shape[0]
+    ligacoes = (m | np.eye(n, dtype=bool)).astype(np.float64)
+    alcance = ligacoes.copy()
+    passos = 1
+    while True:
+        proximo = (alcance @ ligacoes) > 0
+        if np.array_equal(proximo, alcance > 0):
+            return passos
+        alcance = proximo.astype(np.float64)
+        passos += 1
+
+
+def layer_comparison(n: int, d: int = 64, *, window: int = 128) -> dict[str, dict[str, int]]:
+    """Uma camada de cada tipo, com ``n`` posições e vetores de tamanho ``d``: a tabela 1 de
+    *Attention Is All You Need* (Vaswani e colegas, 2017), com números em vez de ordens de grandeza.
+
+    Para ``"recorrente"`` (``h_t = tanh(W_h h_{t−1} + W_x x_t)``, matrizes ``d × d``),
+    ``"autoatencao"`` (a exata, causal ou não), ``"local"`` (janela causal de ``window`` posições
+    para trás) e ``"linear causal"`` (a atenção linear como recorrência, estado ``d × d``):
+
+    - ``flops``: as multiplicações da camada (uma multiplicação e uma soma contam 2) — recorrente:
+      ``2·d²`` de ``W_h h`` mais ``2·d²`` de ``W_x x`` por posição, ``4·n·d²``; autoatenção:
+      ``4·n²·d``; local: ``4·(pares da faixa causal)·d``; linear causal: ``4·n·d²``;
+    - ``passos_sequenciais``: quantas contas precisam esperar a anterior — ``n`` na recorrência (e na
+      linear escrita como recorrência), 1 nas atenções (todas as posições de uma vez);
+    - ``caminho_maximo``: :func:`longest_path` das ligações diretas de uma camada — ``n − 1``,
+      1, ``⌈(n − 1)/w⌉``; na linear causal, 1 (a saída ``i`` soma ``φ(k_j) v_jᵀ`` de todo ``j ≤ i``
+      direto no estado, mas por um estado de tamanho fixo);
+    - ``estado``: quantos números a camada carrega de uma posição para a seguinte na geração — ``d``
+      (o estado oculto), ``2·n·d`` (o KV cache, que cresce), ``2·w·d`` (a janela do cache) e
+      ``d² + d``.
+    """
+    n = val.positive_int(n, "n")
+    d = val.positive_int(d, "d")
+    w = min(val.window(window), n - 1) if n > 1 else 0
+    banda = band_count(n, w, causal=True)
+    return {
+        "recorrente": {"flops": 4 * n * d * d, "passos_sequenciais": n, "caminho_maximo": n - 1, "estado": d},
+        "autoatencao": {"flops": 4 * n * n * d, "passos_sequenciais": 1, "caminho_maximo": 1, "estado": 2 * n * d},
+        "local": {"flops": 4 * banda * d, "passos_sequenciais": 1,
+                  "caminho_maximo": -(-(n - 1) // w) if w else 0, "estado": 2 * w * d},
+        "linear causal": {"flops": 4 * n * d * d, "passos_sequenciais": n, "caminho_maximo": 1, "estado": d * d + d},
+    }
 
 
 def _fraction_by_offset(resolution: int, s: int, lower: float, upper: float) -> np.ndarray:

@@ -396,3 +396,43 @@ def test_blockwise_errors_in_portuguese():
         blockwise_attention(grande, grande, grande)
     with pytest.raises(ValueError, match="estourou"):
         local_attention(grande, grande, grande, 1)
+
+
+# --- o caminho mais longo e a tabela das três camadas -------------------------------------------------
+
+
+def test_longest_path_matches_the_closed_forms():
+    from helpers import attention, efficient
+
+    n = 33
+    cadeia = np.eye(n, k=-1, dtype=bool)                      # i lê só i − 1: uma recorrência
+    assert efficient.longest_path(cadeia) == n - 1
+    assert efficient.longest_path(attention.causal_mask(n)) == 1
+    assert efficient.longest_path(np.ones((n, n), dtype=bool)) == 1
+    for w in (1, 4, 5, 8, 32, 40):
+        assert efficient.longest_path(efficient.band_mask(n, window=w, causal=True)) == -(-(n - 1) // w), w
+        assert efficient.layer_comparison(n, 8, window=w)["local"]["caminho_maximo"] == -(-(n - 1) // w)
+
+
+def test_longest_path_rejects_non_boolean_or_non_square():
+    from helpers import efficient
+
+    with pytest.raises(ValueError, match="booleana quadrada"):
+        efficient.longest_path(np.ones((3, 4), dtype=bool))
+    with pytest.raises(ValueError, match="booleana quadrada"):
+        efficient.longest_path(np.ones((3, 3)))
+
+
+def test_layer_comparison_counts():
+    from helpers import efficient
+
+    t = efficient.layer_comparison(4096, 64, window=128)
+    assert t["recorrente"] == {"flops": 4 * 4096 * 64**2, "passos_sequenciais": 4096, "caminho_maximo": 4095,
+                               "estado": 64}
+    assert t["autoatencao"]["flops"] == 4 * 4096**2 * 64 and t["autoatencao"]["passos_sequenciais"] == 1
+    assert t["autoatencao"]["estado"] == 2 * 4096 * 64
+    assert t["local"]["flops"] == 4 * efficient.band_count(4096, 128, causal=True) * 64
+    assert t["local"]["caminho_maximo"] == 32 and t["local"]["estado"] == 2 * 128 * 64
+    assert t["linear causal"]["flops"] == t["recorrente"]["flops"] and t["linear causal"]["estado"] == 64 * 64 + 64
+    # a atenção exata passa a recorrente quando n > d: a razão dos FLOPs é n / d
+    assert t["autoatencao"]["flops"] / t["recorrente"]["flops"] == 4096 / 64

@@ -22,9 +22,22 @@ from .. import plots
 from ..attention import (
     kv_cache_bytes,
     kv_head_of_query,
+    multi_head_attention,
     split_heads,
 )
-from ..corretor import Array, Bytes, Caso, Erro, Exercicio, NumeroDe, conferir, corretor_de
+from ..corretor import (
+    Array,
+    Bytes,
+    Caso,
+    Erro,
+    Exercicio,
+    NumeroAproximado,
+    NumeroDe,
+    Previsao,
+    conferir,
+    conferir_previsao,
+    corretor_de,
+)
 from ..formato import bytes_legiveis, milhares, vetor
 from ..paineis import Painel, tabela
 from ..plots import CORES, MAPA
@@ -532,7 +545,7 @@ CABECA_KV = Exercicio(
     ],
     certo=lambda h, n_heads, n_kv_heads: kv_head_of_query(n_heads, n_kv_heads)[h],
     formato=NumeroDe(o_que="um número inteiro (o índice da cabeça de key/value)"),
-    acerto="Correto! A query h usa a key/value h // (n_heads // n_kv_heads): com 8 queries e 2 keys/values, as "
+    acerto="Correto! A query h usa a key/value h // (n_heads // n_kv_heads): com 8 cabeças de query e 2 de key/value, as "
            "queries 0–3 leem a key/value 0 e as 4–7 a key/value 1. Com n_kv_heads = n_heads cada uma tem a sua (MHA); "
            "com n_kv_heads = 1 todas leem a mesma (MQA).",
     erros=[
@@ -590,7 +603,7 @@ def _kv_vezes(fator: Callable[..., float]) -> Callable[..., float]:
 
 _BYTES = {1: "1 byte = 8 bits", 2: "2 bytes = 16 bits", 4: "4 bytes = 32 bits"}
 
-#: a configuração do notebook: 32 camadas, 32 queries e 8 keys/values com d_head = 128, fp16, 4096 tokens
+#: a configuração do notebook: 32 camadas, 32 cabeças de query e 8 de key/value com d_head = 128, fp16, 4096 tokens
 _KV_NOTEBOOK = {"n_tokens": 4096, "n_layers": 32, "n_heads": 32, "n_kv_heads": 8, "d_head": 128, "bytes_per_value": 2}
 
 
@@ -600,20 +613,20 @@ def _acerto_kv() -> str:
     return (f"Correto! 2 · n_layers · n_kv_heads · n_tokens · d_head · bytes_per_value — n_heads não entra, as queries "
             f"não são guardadas. Na configuração do notebook: 2 · {c['n_layers']} · {c['n_kv_heads']} · "
             f"{c['n_tokens']} · {c['d_head']} · {c['bytes_per_value']} = {milhares(escolha)} bytes = "
-            f"{bytes_legiveis(escolha)} (a MHA, com {c['n_heads']} keys/values, precisaria de {bytes_legiveis(mha)}).")
+            f"{bytes_legiveis(escolha)} (a MHA, com {c['n_heads']} cabeças de key/value, precisaria de {bytes_legiveis(mha)}).")
 
 
 MEMORIA_KV = Exercicio(
     nome="a memória do KV cache",
     casos=lambda: [
         # pequena: n_heads / n_kv_heads = 6 e 3 camadas, para que cada erro dê um número diferente
-        Caso("numa configuração pequena (1000 tokens, 3 camadas, 12 queries, 2 keys/values, d_head = 64, int8 = 1 "
+        Caso("numa configuração pequena (1000 tokens, 3 camadas, 12 cabeças de query, 2 de key/value, d_head = 64, int8 = 1 "
              "byte)", {"n_tokens": 1000, "n_layers": 3, "n_heads": 12, "n_kv_heads": 2, "d_head": 64,
                        "bytes_per_value": 1}),
-        Caso("na configuração do notebook (4096 tokens, 32 camadas, 32 queries, 8 keys/values, d_head = 128, fp16 = "
+        Caso("na configuração do notebook (4096 tokens, 32 camadas, 32 cabeças de query, 8 de key/value, d_head = 128, fp16 = "
              "2 bytes)", dict(_KV_NOTEBOOK)),
         # em fp32, esquecer os bytes (÷4) não se confunde com esquecer o fator 2 (÷2)
-        Caso("numa configuração MQA em fp32 (512 tokens, 4 camadas, 16 queries, 1 key/value, d_head = 32, 4 bytes)",
+        Caso("numa configuração MQA em fp32 (512 tokens, 4 camadas, 16 cabeças de query, 1 de key/value, d_head = 32, 4 bytes)",
              {"n_tokens": 512, "n_layers": 4, "n_heads": 16, "n_kv_heads": 1, "d_head": 32, "bytes_per_value": 4}),
     ],
     certo=_kv_certo,
@@ -678,10 +691,192 @@ def check_memoria_kv(fn: Callable[..., Any]) -> bool:
     :func:`helpers.attention.kv_cache_bytes`, que dá a resposta certa; ``n_heads`` não entra na conta).
 
     Casos: uma configuração pequena em que cada erro dá um número diferente (``n_heads / n_kv_heads = 6``,
-    3 camadas, 1 byte), a configuração do notebook (32 camadas, 32 queries, 8 keys/values, ``d_head`` 128,
+    3 camadas, 1 byte), a configuração do notebook (32 camadas, 32 cabeças de query, 8 de key/value, ``d_head`` 128,
     fp16, 4096 tokens) e uma MQA em fp32. Reconhece cada erro de :data:`MEMORIA_KV`: faltou o fator 2
     (K **e** V), ``n_heads`` no lugar de ``n_kv_heads``, bits em vez de bytes (multiplicou por 8) ou a
     precisão tomada por bits (dividiu por 8), as combinações desses erros, faltaram as camadas, faltaram
     os bytes por número, e a resposta em GiB, MiB ou GB.
     """
     return conferir(MEMORIA_KV, fn)
+
+
+# --- gerar com o KV cache, com keys/values agrupadas (GQA) -----------------------------------------
+
+
+def _gerar_gqa(X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray, n_heads: int, n_kv_heads: int, *,
+               softmax_de: Callable[[np.ndarray], np.ndarray] | None = None, grupo_de: str = "h // grupo",
+               causal: bool = True, escala: str = "d_head", ver_a_si: bool = True, so_o_ultimo: bool = False
+               ) -> np.ndarray | None:
+    """A geração passo a passo com um cache de keys/values agrupadas, com um "defeito" escolhido (para
+    construir os erros clássicos). Devolve ``(n, n_heads·d_head)``: as saídas das cabeças, juntas."""
+    X = np.asarray(X)
+    n = X.shape[0]
+    d_head = W_q.shape[1] // n_heads
+    grupo = n_heads // n_kv_heads
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    fator = {"d_head": 1 / math.sqrt(d_head), "d_model": 1 / math.sqrt(W_q.shape[1]), "nenhuma": 1.0}[escala]
+    if softmax_de is None:
+        def softmax_de(z: np.ndarray) -> np.ndarray:
+            e = np.exp(z - z.max(axis=-1, keepdims=True))
+            return e / e.sum(axis=-1, keepdims=True)
+    saidas = np.zeros((n, n_heads * d_head), dtype=np.result_type(Q, float))
+    for t in range(n):
+        fim = t + 1 if ver_a_si else t
+        if not causal:
+            fim = n
+        if fim == 0:
+            saidas[t] = np.nan
+            continue
+        ini = t if so_o_ultimo else 0
+        cab = [h // grupo if grupo_de == "h // grupo" else h % n_kv_heads for h in range(n_heads)]
+        q = Q[t].reshape(n_heads, d_head)                                     # (n_heads, d_head)
+        k = K[ini:fim].reshape(fim - ini, n_kv_heads, d_head)[:, cab]         # (passos, n_heads, d_head)
+        v = V[ini:fim].reshape(fim - ini, n_kv_heads, d_head)[:, cab]
+        pesos = softmax_de(np.einsum("hd,jhd->hj", q, k) * fator)           # (n_heads, passos): todas as cabeças
+        saidas[t] = np.einsum("hj,jhd->hd", pesos, v).reshape(-1)
+    return saidas
+
+
+def _casos_gerar_gqa() -> list[Caso]:
+    rng = np.random.default_rng(8)
+    casos = []
+    for n, d_model, n_h, n_kv, d_head, ganho, tipo, descricao in (
+        (5, 8, 4, 2, 2, 1.0, float, "com 5 tokens, 4 cabeças de query e 2 de key/value (d_head = 2)"),
+        (6, 6, 6, 3, 2, 1.0, float, "com 6 tokens, 6 cabeças de query e 3 de key/value (grupos de 2)"),
+        (4, 8, 4, 1, 2, 1.0, float, "com 4 tokens e MQA: 4 cabeças de query e 1 de key/value"),
+        (4, 4, 2, 2, 2, 1.0, float, "com 4 tokens e MHA: 2 cabeças de query e 2 de key/value"),
+        (5, 8, 4, 2, 2, 40.0, float, "com escores na casa dos milhares (embeddings 40 vezes maiores)"),
+        (5, 8, 4, 2, 2, 12.0, np.float32, "com a entrada em float32 e escores na casa das centenas"),
+    ):
+        X = (ganho * rng.normal(size=(n, d_model))).astype(tipo)
+        W_q = rng.normal(size=(d_model, n_h * d_head)).astype(tipo)
+        W_k = rng.normal(size=(d_model, n_kv * d_head)).astype(tipo)
+        W_v = rng.normal(size=(d_model, n_kv * d_head)).astype(tipo)
+        casos.append(Caso(descricao, {"X": X, "W_q": W_q, "W_k": W_k, "W_v": W_v, "n_heads": n_h,
+                                      "n_kv_heads": n_kv}))
+    return casos
+
+
+def _gerar_certo(X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray, n_heads: int,
+                 n_kv_heads: int) -> np.ndarray:
+    largura = W_q.shape[1]
+    X, W_q, W_k, W_v = (np.asarray(a, dtype=float) for a in (X, W_q, W_k, W_v))
+    saida, _ = multi_head_attention(X, X, W_q, W_k, W_v, np.eye(largura), n_heads, n_kv_heads=n_kv_heads,
+                                    causal=True)
+    return saida
+
+
+def _sem_ver_a_si(y: Any, certo: np.ndarray, caso: Caso) -> bool:
+    """As linhas 1… batem com a atenção que só vê os tokens **anteriores** (a linha 0 não tem o que ver)."""
+    arr = np.asarray(y, dtype=float)
+    errada = _gerar_gqa(**{k: np.asarray(v, dtype=float) if isinstance(v, np.ndarray) else v
+                           for k, v in caso.entradas.items()}, ver_a_si=False)
+    return arr.shape == certo.shape and bool(np.allclose(arr[1:], errada[1:], rtol=1e-5, atol=1e-6))
+
+
+def _gerar_com(**opcoes: Any) -> Callable[..., np.ndarray | None]:
+    def errada(X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray, n_heads: int,
+               n_kv_heads: int) -> np.ndarray | None:
+        return _gerar_gqa(*(np.asarray(a, dtype=float) for a in (X, W_q, W_k, W_v)), n_heads, n_kv_heads, **opcoes)
+    return errada
+
+
+def _instavel_gqa(trocar: Callable[[np.ndarray], np.ndarray], X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray,
+                  W_v: np.ndarray, n_heads: int, n_kv_heads: int) -> np.ndarray | None:
+    # na dtype de entrada (o float32 estoura em e^89, não em e^710)
+    return _gerar_gqa(X, W_q, W_k, W_v, n_heads, n_kv_heads, softmax_de=trocar)
+
+
+def _erros_estabilidade_gqa() -> list[Erro]:
+    from .softmax import erros_de_estabilidade
+
+    return erros_de_estabilidade(_instavel_gqa)
+
+
+GERAR_GQA = Exercicio(
+    nome="gerar com o KV cache (GQA)",
+    casos=_casos_gerar_gqa,
+    certo=_gerar_certo,
+    formato=Array(tol=1e-4),  # a conta em float32 (o caso em float32) erra na quinta casa
+    acerto="Correto! Passo a passo, só com o token novo e o cache, você reproduziu a atenção causal inteira com "
+           "keys/values agrupadas — e o cache guardou só n_kv_heads cabeças de key/value por token, não n_heads.",
+    erros=[
+        Erro("grupos intercalados (h % n_kv_heads)",
+             "A query h leu a cabeça de key/value h % n_kv_heads: os grupos ficaram intercalados. A convenção são "
+             "grupos de queries **consecutivas**: a query h usa a cabeça de key/value h // (n_heads // n_kv_heads).",
+             resposta=_gerar_com(grupo_de="h % n_kv_heads")),
+        Erro("olhou o futuro (sem a máscara causal)",
+             "No passo t a query olhou para as keys de **todos** os tokens, inclusive os que ainda não foram gerados. "
+             "Na geração, o cache do passo t só tem os tokens 0 … t: a query do token t olha para eles e para "
+             "nenhum outro.",
+             resposta=_gerar_com(causal=False)),
+        Erro("o token não se vê (cache atualizado depois)",
+             "A query do token t olhou só para os tokens **anteriores**: você pôs a key e o value do token t no "
+             "cache depois de calcular a atenção. Guarde primeiro a key e o value do token novo e só então faça a "
+             "query dele olhar para o cache (que já o inclui).",
+             quando=_sem_ver_a_si),
+        Erro("só o último token no cache",
+             "Cada saída ficou igual ao value do próprio token: o cache guardou só a key/value do passo atual "
+             "(sobrescrito a cada passo?). O cache **cresce**: acrescente a key e o value do token novo aos que já "
+             "estavam lá.",
+             resposta=_gerar_com(so_o_ultimo=True)),
+        Erro("sem escala",
+             "Faltou dividir os escores por √d_head antes da softmax.",
+             resposta=_gerar_com(escala="nenhuma")),
+        Erro("escala com a largura toda",
+             "A escala de cada cabeça é 1/√d_head, não 1/√(n_heads·d_head): os escores de uma cabeça são produtos "
+             "escalares de vetores com d_head coordenadas.",
+             resposta=_gerar_com(escala="d_model")),
+        *_erros_estabilidade_gqa(),
+    ],
+    dica_de_forma="A saída tem uma linha por token, com as cabeças lado a lado: forma (n, n_heads·d_head) — junte as "
+                  "saídas das cabeças de cada passo com np.concatenate (a cabeça 0 primeiro).",
+)
+
+
+@corretor_de(GERAR_GQA)
+def check_gerar_gqa(fn: Callable[..., Any]) -> bool:
+    """Confere ``fn(X, W_q, W_k, W_v, n_heads, n_kv_heads)``: a geração passo a passo com um KV cache de
+    keys/values agrupadas. Devolve ``(n, n_heads·d_head)`` (as saídas das cabeças lado a lado, sem ``W_o``),
+    que deve ser igual à atenção causal de uma vez (:func:`helpers.attention.multi_head_attention` com
+    ``causal=True``, ``n_kv_heads`` e ``W_o`` identidade).
+
+    Casos: GQA 4/2 e 6/3, MQA e MHA, mais o padrão de estabilidade (escores na casa dos milhares e
+    entrada em float32). Reconhece cada erro de :data:`GERAR_GQA`.
+    """
+    return conferir(GERAR_GQA, fn)
+
+
+# --- prever: o KV cache da MHA com o dobro de cabeças ------------------------------------------------
+
+
+PREVISAO_CACHE_CABECAS = Previsao(
+    nome="o cache com o dobro de cabeças",
+    certo=lambda: kv_cache_bytes(4096, 32, 64, 64, 2) / kv_cache_bytes(4096, 32, 32, 128, 2),
+    revelar="Na MHA o cache guarda, por token e por camada, n_heads · d_head = d_model números de key e outros "
+            "tantos de value. Com d_model = 4096 fixo, 64 cabeças têm d_head = 64: o dobro de cabeças, cada uma "
+            "com a metade do tamanho — o cache não muda (2 GiB nos dois casos, com 4096 tokens).",
+    formato=NumeroAproximado(2),
+    erros=[
+        Erro("mais cabeças, mais cache",
+             "Você contou o dobro de cabeças, mas esqueceu que, com d_model fixo, cada cabeça fica com a metade "
+             "das colunas (d_head = d_model / n_heads).",
+             resposta=lambda: 2),
+        Erro("só o d_head encolheu",
+             "Você viu o d_head cair à metade, mas esqueceu que agora há o dobro de cabeças de key/value para "
+             "guardar.",
+             resposta=lambda: 0.5),
+        Erro("ao quadrado",
+             "As cabeças não multiplicam a memória duas vezes: o cache cresce com n_kv_heads · d_head, e esse "
+             "produto é d_model na MHA.",
+             resposta=lambda: 4),
+    ],
+)
+
+
+@corretor_de(PREVISAO_CACHE_CABECAS)
+def check_previsao_cache_cabecas(previsao: Any) -> bool:
+    """Mostra e confere a previsão: na MHA com ``d_model = 4096`` fixo, passar de 32 para 64 cabeças
+    multiplica o KV cache por quanto? (Por 1: ``n_heads · d_head = d_model`` não muda.) Aceita vírgula
+    decimal e o arredondamento em duas casas; reconhece cada erro de :data:`PREVISAO_CACHE_CABECAS`."""
+    return conferir_previsao(PREVISAO_CACHE_CABECAS, previsao)

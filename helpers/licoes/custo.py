@@ -6,8 +6,10 @@ mostra e corrige.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +21,24 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from ..attention import (
+    scaled_dot_product_attention,
     softmax,
 )
-from ..corretor import Array, Bytes, Caso, Erro, Exercicio, Formato, Numero, RespostaInvalida, conferir, corretor_de
+from ..corretor import (
+    Array,
+    Bytes,
+    Caso,
+    Erro,
+    Exercicio,
+    Formato,
+    Numero,
+    NumeroAproximado,
+    Previsao,
+    RespostaInvalida,
+    conferir,
+    conferir_previsao,
+    corretor_de,
+)
 from ..efficient import attention_costs, combine_states, computed_pairs
 from ..formato import bytes_legiveis, milhares, numero_legivel, vetor
 from ..paineis import Painel, PainelRedesenhaSoOQueMuda
@@ -511,3 +528,221 @@ def check_memoria_pesos(fn: Callable[..., Any]) -> bool:
     resultado já convertido para MiB, GiB ou MB.
     """
     return conferir(MEMORIA_PESOS, fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# Medir com honestidade: tudo num núcleo só
+# ---------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def um_nucleo() -> Iterator[None]:
+    """Dentro do ``with``, **toda** a conta roda num núcleo só: o BLAS (as multiplicações de matrizes do
+    numpy, limitadas pelo ``threadpoolctl``) **e** as contas que a própria coleção divide entre os
+    núcleos — a softmax da atenção, que a partir de 2²⁰ escores reparte as linhas entre threads, e a
+    atenção por blocos, que reparte os blocos de queries. Assim o tempo medido é o de um núcleo, e a
+    inclinação não mistura trechos em paralelo com trechos sequenciais.
+    """
+    from .. import _fast, efficient
+
+    originais = (_fast.cores, efficient.cores)
+    _fast.cores = efficient.cores = lambda: 1
+    try:
+        with _fast.blas_one_thread():
+            yield
+    finally:
+        _fast.cores, efficient.cores = originais
+
+
+def cronometrar(f: Callable[..., Any], *args: Any, repeticoes: int = 3) -> float:
+    """O menor de ``repeticoes`` tempos (em segundos) de ``f(*args)``, com tudo num núcleo só (:func:`um_nucleo`)."""
+    melhor = float("inf")
+    with um_nucleo():
+        for _ in range(repeticoes):
+            inicio = time.perf_counter()
+            f(*args)
+            melhor = min(melhor, time.perf_counter() - inicio)
+    return melhor
+
+
+def tempo_rnn(n: int, d: int = 64, seed: int = 0) -> float:
+    """O tempo (s, o melhor de 5, num núcleo só) de uma camada recorrente ``h_t = tanh(W_h h_{t−1} + W_x x_t)``
+    sobre ``n`` posições com vetores de tamanho ``d``: ``n`` passos, um depois do outro."""
+    rng = np.random.default_rng(seed)
+    W_h, W_x = rng.normal(size=(d, d)) / math.sqrt(d), rng.normal(size=(d, d)) / math.sqrt(d)
+    xs = rng.normal(size=(n, d))
+
+    def camada() -> np.ndarray:
+        h = np.zeros(d)
+        for x in xs:                          # cada passo espera o anterior
+            h = np.tanh(W_h @ h + W_x @ x)
+        return h
+
+    return cronometrar(camada, repeticoes=5)
+
+
+# ---------------------------------------------------------------------------------------------
+# A atenção por blocos, com a softmax online do estudante
+# ---------------------------------------------------------------------------------------------
+
+
+def _blocos_com(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int, *, escala: bool = True,
+                ultimo: bool = True, acumular: bool = True, maximo_no_bloco: bool = True, m0: float = -math.inf,
+                dividir: bool = True, media_das_saidas: bool = False) -> np.ndarray:
+    """A atenção de uma query, bloco a bloco, com um "defeito" escolhido (para os erros clássicos)."""
+    q, K, V = (np.asarray(a) for a in (q, K, V))
+    n, d = K.shape
+    fator = 1 / math.sqrt(d) if escala else 1.0
+    fim = n if ultimo else (n // tamanho_bloco) * tamanho_bloco
+    estado = (m0, 0.0, np.zeros(V.shape[-1]))
+    saidas = []
+    for i in range(0, fim, tamanho_bloco):
+        z = (K[i:i + tamanho_bloco] @ q) * fator
+        m = float(z.max()) if maximo_no_bloco else 0.0
+        e = np.exp(z - m)
+        novo = (m, float(e.sum()), e @ V[i:i + tamanho_bloco])
+        saidas.append(novo[2] / novo[1])
+        estado = combine_states(estado, novo) if acumular else novo
+    if media_das_saidas:
+        return np.mean(saidas, axis=0)
+    return estado[2] / estado[1] if dividir else estado[2]
+
+
+def _casos_por_blocos() -> list[Caso]:
+    rng = np.random.default_rng(11)
+    casos = []
+    for n, d, d_v, bloco, ganho, centro, tipo, descricao in (
+        (7, 4, 2, 3, 1.0, 0.0, float, "com 7 keys em blocos de 3 (o último bloco tem 1 key)"),
+        (8, 4, 3, 8, 1.0, 0.0, float, "com 8 keys num bloco só"),
+        (5, 2, 2, 1, 1.0, 0.0, float, "com 5 keys em blocos de 1"),
+        (9, 4, 2, 4, 1.0, 1000.0, float, "com escores perto de +1000 (9 keys em blocos de 4)"),
+        (9, 4, 2, 4, 1.0, -1000.0, float, "com escores perto de −1000 (9 keys em blocos de 4)"),
+        (6, 4, 2, 2, 300.0, 0.0, float, "com escores muito espalhados (centenas de distância entre eles)"),
+        (7, 4, 2, 3, 3.0, 0.0, np.float32, "com q, K e V em float32"),
+    ):
+        q = rng.normal(size=d)
+        K = ganho * rng.normal(size=(n, d))
+        if centro:
+            # um componente comum a todas as keys, alinhado com q: todos os escores perto de `centro`
+            K = K * 0.3 + np.outer(np.ones(n), q) * centro * math.sqrt(d) / (q @ q)
+        V = rng.normal(size=(n, d_v))
+        casos.append(Caso(descricao, {"q": q.astype(tipo), "K": K.astype(tipo), "V": V.astype(tipo),
+                                      "tamanho_bloco": bloco}))
+    return casos
+
+
+def _por_blocos_certo(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int) -> np.ndarray:
+    saida, _ = scaled_dot_product_attention(np.asarray(q, dtype=float), np.asarray(K, dtype=float),
+                                            np.asarray(V, dtype=float))
+    return saida
+
+
+def _blocos_errado(**opcoes: Any) -> Callable[..., np.ndarray]:
+    def errada(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int) -> np.ndarray:
+        return _blocos_com(*(np.asarray(a, dtype=float) for a in (q, K, V)), tamanho_bloco, **opcoes)
+    return errada
+
+
+def _blocos_instavel(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return _blocos_com(q, K, V, tamanho_bloco, maximo_no_bloco=False)
+
+
+def _blocos_m0(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return _blocos_com(q, K, V, tamanho_bloco, m0=0.0)
+
+
+POR_BLOCOS = Exercicio(
+    nome="a atenção por blocos",
+    casos=_casos_por_blocos,
+    certo=_por_blocos_certo,
+    formato=Array(tol=1e-5),
+    acerto="Correto! Bloco a bloco, só com o estado (m, l, acc) e a sua combinar, você chegou à atenção exata — "
+           "inclusive com escores perto de ±1000, em que e^(escore) nem cabe num float64. Nenhuma matriz de pesos "
+           "inteira existiu em momento algum.",
+    erros=[
+        Erro("sem a escala √d",
+             "Faltou dividir os escores por √d (d = o tamanho de q) antes de montar o estado do bloco.",
+             resposta=_blocos_errado(escala=False)),
+        Erro("perdeu o último bloco",
+             "As keys do fim ficaram de fora: quando o número de keys não é múltiplo do tamanho do bloco, o último "
+             "bloco é menor, mas existe. Percorra range(0, n, tamanho_bloco) e corte K[i:i + tamanho_bloco] (o "
+             "fatiamento do numpy já para no fim).",
+             resposta=_blocos_errado(ultimo=False)),
+        Erro("só o último bloco",
+             "A saída só enxerga o **último** bloco: o estado foi substituído a cada passo em vez de combinado. "
+             "Guarde estado = combinar(estado, estado_do_bloco) — o estado carrega tudo o que já foi visto.",
+             resposta=_blocos_errado(acumular=False)),
+        Erro("média das saídas dos blocos",
+             "Você fez a softmax de cada bloco separadamente e tirou a média das saídas. Cada bloco normalizado sozinho "
+             "dá peso total 1 ao bloco, por menores que sejam os escores dele; a softmax de verdade compara os escores "
+             "de **todos** os blocos. Carregue (m, l, acc) e divida uma vez só, no fim.",
+             resposta=_blocos_errado(media_das_saidas=True)),
+        Erro("sem dividir por l",
+             "Você devolveu acc sem dividir por l: acc é a soma dos values pesados por e^(z − m), ainda não "
+             "normalizada. A saída é acc / l, uma vez, depois do último bloco.",
+             resposta=_blocos_errado(dividir=False)),
+        Erro("estado vazio com m = 0",
+             "Com escores perto de −1000 a resposta saiu NaN: o estado inicial começou com m = 0 em vez de −inf. "
+             "Aí o máximo corrido nunca desce abaixo de 0, e e^(−1000 − 0) vira 0 em l e em acc (0/0 no fim). O "
+             "estado vazio é (−inf, 0, 0): e^(−inf) = 0 faz ele sumir sozinho na primeira combinação.",
+             resposta=_blocos_m0),
+        Erro("bloco sem subtrair o máximo (instável)",
+             "A resposta tem NaN ou inf: o estado de cada bloco foi calculado com e^z, sem subtrair o máximo do "
+             "bloco, e e^1000 estoura. O estado do bloco é m = max(z), l = Σ e^(z − m), acc = Σ e^(z − m) v.",
+             resposta=_blocos_instavel),
+    ],
+    dica_de_forma="A saída de uma query é um vetor com o tamanho de um value: forma (d_v,).",
+)
+
+
+@corretor_de(POR_BLOCOS)
+def check_atencao_por_blocos(fn: Callable[..., Any]) -> bool:
+    """Confere ``fn(q, K, V, tamanho_bloco)`` = a atenção exata de **uma** query ``q`` ``(d,)`` contra
+    ``K`` ``(n, d)`` e ``V`` ``(n, d_v)``, calculada bloco de keys a bloco de keys com a softmax online
+    (a referência é :func:`helpers.attention.scaled_dot_product_attention`).
+
+    Casos: último bloco menor, um bloco só, blocos de 1, escores perto de +1000 e de −1000, escores muito
+    espalhados e entrada em float32. Reconhece cada erro de :data:`POR_BLOCOS`.
+    """
+    return conferir(POR_BLOCOS, fn)
+
+
+# --- prever: o tamanho do estado da atenção linear causal ------------------------------------------
+
+
+PREVISAO_ESTADO_LINEAR = Previsao(
+    nome="o estado da atenção linear",
+    certo=lambda: 64 * 64 + 64,
+    revelar="O estado é S = Σ φ(k_j) v_jᵀ, uma matriz 64 × 64, mais o normalizador z = Σ φ(k_j), com 64 números: "
+            "4160 números depois de 10 tokens ou de 100 mil. Ele não cresce — por isso a geração não precisa de "
+            "KV cache — e, pelo mesmo motivo, tudo o que a sequência disse precisa caber nesses 4160 números.",
+    formato=NumeroAproximado(0),
+    erros=[
+        Erro("pensou no KV cache",
+             "Esse é o tamanho de um KV cache (uma key e um value de 64 números por token): é o que a atenção com "
+             "softmax guarda. A linear soma tudo num estado que não cresce.",
+             resposta=lambda: 2 * 100_000 * 64),
+        Erro("um vetor por token",
+             "Você guardou um vetor por token. O estado da atenção linear é uma **soma**: cada token novo é somado "
+             "nos mesmos números.",
+             resposta=lambda: 100_000 * 64),
+        Erro("esqueceu o normalizador",
+             "Quase: a matriz S = Σ φ(k_j) v_jᵀ tem 64 × 64 = 4096 números, mas a saída também divide por "
+             "φ(q)·z, e z = Σ φ(k_j) são mais 64 números.",
+             resposta=lambda: 64 * 64),
+        Erro("um vetor só",
+             "Esse é o tamanho do estado de uma RNN comum (o notebook 01). O estado da atenção linear é uma "
+             "**matriz** d × d (mais o normalizador): φ(k) v ᵀ é um produto externo.",
+             resposta=lambda: 64),
+    ],
+)
+
+
+@corretor_de(PREVISAO_ESTADO_LINEAR)
+def check_previsao_estado_linear(previsao: Any) -> bool:
+    """Mostra e confere a previsão: quantos números o estado da atenção linear causal guarda com ``d = 64``
+    depois de 100 mil tokens (``64·64 + 64 = 4160``, seja qual for o número de tokens). Reconhece cada erro
+    de :data:`PREVISAO_ESTADO_LINEAR`."""
+    return conferir_previsao(PREVISAO_ESTADO_LINEAR, previsao)

@@ -475,3 +475,152 @@ def test_exercicio_da_memoria_usa_os_nomes_do_nucleo():
         assert list(inspect.signature(ns["memoria_kv_bytes"]).parameters) == esperado
     texto = "".join("".join(c["source"]) for c in celulas)
     assert "bits_por_valor" not in texto and "n_camadas" not in texto and "bytes_por_valor" not in texto
+
+
+# --- gerar com o KV cache (GQA) ----------------------------------------------------------------------
+
+
+def _passo_a_passo(X, W_q, W_k, W_v, n_heads, n_kv_heads, *, grupo_de=lambda h, g, n_kv: h // g, ver_a_si=True,
+                   futuro=False, ultimo=False, escala=None, softmax=None):
+    """Uma geração escrita como um estudante escreveria, com um defeito opcional."""
+    n = X.shape[0]
+    d_head = W_q.shape[1] // n_heads
+    grupo = n_heads // n_kv_heads
+    cache_k, cache_v, saidas = [], [], []
+    for t in range(n):
+        x = X[t]
+        if ver_a_si:
+            cache_k.append(x @ W_k)
+            cache_v.append(x @ W_v)
+        if futuro:
+            K, V = X @ W_k, X @ W_v
+        elif ultimo:
+            K, V = (x @ W_k)[None, :], (x @ W_v)[None, :]
+        elif cache_k:
+            K, V = np.array(cache_k), np.array(cache_v)
+        else:
+            K = V = None
+        q = x @ W_q
+        partes = []
+        for h in range(n_heads):
+            g = grupo_de(h, grupo, n_kv_heads)
+            if K is None:
+                partes.append(np.zeros(d_head))
+                continue
+            z = K[:, g * d_head:(g + 1) * d_head] @ q[h * d_head:(h + 1) * d_head] / (escala or np.sqrt(d_head))
+            w = softmax(z) if softmax else np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+            partes.append(w @ V[:, g * d_head:(g + 1) * d_head])
+        saidas.append(np.concatenate(partes))
+        if not ver_a_si:
+            cache_k.append(x @ W_k)
+            cache_v.append(x @ W_v)
+    return np.array(saidas)
+
+
+def _gerar_vetorizado(X, W_q, W_k, W_v, n_heads, n_kv_heads):
+    """Certo, de outro jeito: tudo de uma vez, com np.repeat das cabeças de key/value e máscara aditiva −1e9."""
+    n = X.shape[0]
+    d_head = W_q.shape[1] // n_heads
+    Q = (X @ W_q).reshape(n, n_heads, d_head).transpose(1, 0, 2)
+    K = np.repeat((X @ W_k).reshape(n, n_kv_heads, d_head).transpose(1, 0, 2), n_heads // n_kv_heads, axis=0)
+    V = np.repeat((X @ W_v).reshape(n, n_kv_heads, d_head).transpose(1, 0, 2), n_heads // n_kv_heads, axis=0)
+    z = np.einsum("hid,hjd->hij", Q, K) / np.sqrt(d_head) + np.triu(np.full((n, n), -1e9), 1)
+    w = np.exp(z - z.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+    return (w @ V).transpose(1, 0, 2).reshape(n, -1).tolist()
+
+
+def _gerar_float32(X, W_q, W_k, W_v, n_heads, n_kv_heads):
+    """Certo, fazendo as contas na dtype que veio (o caso em float32 fica em float32 do começo ao fim)."""
+    tipo = np.result_type(X, W_q)
+    return _passo_a_passo(*(np.asarray(a, dtype=tipo) for a in (X, W_q, W_k, W_v)), n_heads, n_kv_heads)
+
+
+def _gerar_com_biblioteca(X, W_q, W_k, W_v, n_heads, n_kv_heads):
+    """Certo: um laço que chama attention.scaled_dot_product_attention com o cache, uma cabeça de key/value por vez."""
+    n, grupo = X.shape[0], n_heads // n_kv_heads
+    cache_k, cache_v, saidas = [], [], []
+    for t in range(n):
+        cache_k.append(attention.split_heads((X[t] @ W_k)[None, :], n_kv_heads)[:, 0])
+        cache_v.append(attention.split_heads((X[t] @ W_v)[None, :], n_kv_heads)[:, 0])
+        q = attention.split_heads((X[t] @ W_q)[None, :], n_heads)[:, 0]       # (n_heads, d_head)
+        K, V = np.stack(cache_k, axis=1), np.stack(cache_v, axis=1)         # (n_kv, t+1, d_head)
+        saida, _ = attention.scaled_dot_product_attention(q[:, None, :], K[np.arange(n_heads) // grupo],
+                                                          V[np.arange(n_heads) // grupo])
+        saidas.append(saida[:, 0].reshape(-1))
+    return saidas
+
+
+@pytest.mark.parametrize("fn", [_passo_a_passo, _gerar_vetorizado, _gerar_float32, _gerar_com_biblioteca])
+def test_gerar_gqa_aceita_respostas_certas_escritas_de_outro_jeito(fn):
+    v = corrigir(licao.GERAR_GQA, fn)
+    assert v.ok, v.mensagem
+
+
+def _sem_max(z):
+    return np.exp(z) / np.exp(z).sum()
+
+
+def _menos_min(z):
+    return np.exp(z - z.min()) / np.exp(z - z.min()).sum()
+
+
+EXEMPLOS_GERAR = {
+    "grupos intercalados (h % n_kv_heads)": lambda *a: _passo_a_passo(*a, grupo_de=lambda h, g, n_kv: h % n_kv),
+    "olhou o futuro (sem a máscara causal)": lambda *a: _passo_a_passo(*a, futuro=True),
+    "o token não se vê (cache atualizado depois)": lambda *a: _passo_a_passo(*a, ver_a_si=False),
+    "só o último token no cache": lambda *a: _passo_a_passo(*a, ultimo=True),
+    "sem escala": lambda *a: _passo_a_passo(*a, escala=1.0),
+    "escala com a largura toda": lambda X, W_q, *r: _passo_a_passo(X, W_q, *r, escala=np.sqrt(W_q.shape[1])),
+    "sem subtrair o máximo (instável)": lambda *a: _passo_a_passo(*a, softmax=_sem_max),
+    "subtraiu o mínimo (instável)": lambda *a: _passo_a_passo(*a, softmax=_menos_min),
+    # numa linha só (uma query por vez), o "máximo do lote" é o máximo da linha: o erro aparece quando o estudante
+    # calcula os escores de todas as cabeças juntos e subtrai um máximo só
+    "um máximo só para o lote inteiro (instável)": None,
+}
+
+
+def _lote_com_um_maximo(X, W_q, W_k, W_v, n_heads, n_kv_heads):
+    n, d_head, grupo = X.shape[0], W_q.shape[1] // n_heads, n_heads // n_kv_heads
+    saidas = []
+    for t in range(n):
+        Kh = (X[: t + 1] @ W_k).reshape(t + 1, n_kv_heads, d_head)[:, np.arange(n_heads) // grupo]  # (t+1, h, d)
+        Vh = (X[: t + 1] @ W_v).reshape(t + 1, n_kv_heads, d_head)[:, np.arange(n_heads) // grupo]
+        q = (X[t] @ W_q).reshape(n_heads, d_head)
+        z = np.einsum("hd,jhd->hj", q, Kh) / np.sqrt(d_head)
+        e = np.exp(z - z.max())                     # um máximo só para todas as cabeças
+        w = e / e.sum(axis=-1, keepdims=True)
+        saidas.append(np.einsum("hj,jhd->hd", w, Vh).reshape(-1))
+    return np.array(saidas)
+
+
+EXEMPLOS_GERAR["um máximo só para o lote inteiro (instável)"] = _lote_com_um_maximo
+
+
+@pytest.mark.parametrize("nome", list(EXEMPLOS_GERAR))
+def test_gerar_gqa_da_nome_a_cada_erro(nome):
+    confere_erro_nomeado(licao.GERAR_GQA, EXEMPLOS_GERAR, nome)
+
+
+def test_gerar_gqa_esqueleto_e_pendente():
+    def esqueleto(*_a):
+        raise NotImplementedError
+
+    assert corrigir(licao.GERAR_GQA, esqueleto).erro == "pendente"
+
+
+# --- prever: o cache com o dobro de cabeças ---------------------------------------------------------
+
+
+def test_previsao_cache_cabecas():
+    from helpers.corretor import corrigir_previsao
+
+    prev = licao.PREVISAO_CACHE_CABECAS
+    for certa in (1, 1.0, "1", "1,0", "1,00", np.float32(1)):
+        assert corrigir_previsao(prev, certa).ok, certa
+    assert corrigir_previsao(prev, None).erro == "pendente"
+    for erro in prev.erros:
+        v = corrigir_previsao(prev, erro.resposta())
+        assert not v.ok and v.erro == erro.nome, v.mensagem
+    assert corrigir_previsao(prev, 3).erro == "valor"
+    assert corrigir_previsao(prev, "muito").erro == "tipo"

@@ -368,11 +368,12 @@ def _solucoes():
 def test_stubs_in_the_notebook_get_the_friendly_message(capsys):
     codigo = ["".join(c["source"]) for c in _celulas() if c["cell_type"] == "code"]
     esqueletos = [c for c in codigo if "NotImplementedError" in c]
-    assert len(esqueletos) == 2
-    for fonte, checar in zip(esqueletos, (licao.check_combinar_estados, licao.check_memoria_pesos), strict=True):
+    assert len(esqueletos) == 3
+    checagens = (licao.check_combinar_estados, licao.check_memoria_pesos, licao.check_atencao_por_blocos)
+    for fonte, checar in zip(esqueletos, checagens, strict=True):
         ns = {"np": np}
         exec(fonte, ns)
-        fn = next(v for k, v in ns.items() if callable(v) and k in ("combinar", "memoria_pesos"))
+        fn = next(v for k, v in ns.items() if callable(v) and k in ("combinar", "memoria_pesos", "atencao_por_blocos"))
         if fn.__name__ == "memoria_pesos":  # os nomes do núcleo: n_heads e bytes_per_value
             assert list(inspect.signature(fn).parameters) == ["n", "n_heads", "bytes_per_value"]
         assert checar(fn) is False
@@ -396,3 +397,129 @@ def test_redrawing_only_what_changes_gives_the_same_picture():
     completo = np.asarray(Image.open(io.BytesIO(plots.png(p.fig))).convert("RGB")).astype(int)
     diferentes = (np.abs(rapido - completo).sum(axis=-1) > 30).mean()
     assert diferentes < 0.001, diferentes  # só a ordem do retângulo laranja e da grade muda
+
+
+# --- medir num núcleo só ------------------------------------------------------------------------------
+
+
+def test_um_nucleo_desliga_as_threads_da_colecao_e_do_blas():
+    from threadpoolctl import threadpool_info
+
+    from helpers import _fast, efficient
+
+    antes = (_fast.cores(), efficient.cores())
+    with licao.um_nucleo():
+        assert _fast.cores() == 1 and efficient.cores() == 1
+        assert all(p["num_threads"] == 1 for p in threadpool_info() if p["user_api"] == "blas")
+    assert (_fast.cores(), efficient.cores()) == antes
+
+
+def test_um_nucleo_nao_muda_os_resultados():
+    from helpers import attention, efficient
+
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.normal(size=(1100, 8)) for _ in range(3))   # 1100² > 2²⁰: a softmax em paralelo entraria
+    livre = attention.scaled_dot_product_attention(q, k, v)[0], efficient.blockwise_attention(q, k, v)
+    with licao.um_nucleo():
+        preso = attention.scaled_dot_product_attention(q, k, v)[0], efficient.blockwise_attention(q, k, v)
+    assert all(np.allclose(a, b, rtol=1e-12, atol=1e-12) for a, b in zip(livre, preso))
+
+
+def test_cronometrar_e_tempo_rnn_devolvem_segundos():
+    assert 0 <= licao.cronometrar(sum, [1, 2, 3]) < 1
+    assert 0 < licao.tempo_rnn(16, d=4) < 1
+
+
+# --- a atenção por blocos com a combinar do estudante --------------------------------------------------
+
+
+def _combinar(a, b):
+    m = max(a[0], b[0])
+    fa, fb = np.exp(a[0] - m), np.exp(b[0] - m)
+    return m, a[1] * fa + b[1] * fb, a[2] * fa + b[2] * fb
+
+
+def _por_blocos(q, K, V, tamanho_bloco, *, escala=True, ultimo=True, acumular=True, maximo=True, m0=-np.inf,
+                dividir=True):
+    d = q.shape[-1]
+    estado = (m0, 0.0, np.zeros(V.shape[-1]))
+    n = K.shape[0] if ultimo else K.shape[0] - K.shape[0] % tamanho_bloco
+    for i in range(0, n, tamanho_bloco):
+        z = K[i:i + tamanho_bloco] @ q / (np.sqrt(d) if escala else 1.0)
+        m = z.max() if maximo else 0.0
+        e = np.exp(z - m)
+        novo = (m, e.sum(), e @ V[i:i + tamanho_bloco])
+        estado = _combinar(estado, novo) if acumular else novo
+    return estado[2] / estado[1] if dividir else estado[2]
+
+
+def _por_blocos_while(q, K, V, tamanho_bloco):
+    """Certo, de outro jeito: while, estado em lista, máximo com np.maximum e float32 preservado."""
+    estado = [-np.inf, 0.0, np.zeros(V.shape[-1], dtype=V.dtype)]
+    i = 0
+    while i < len(K):
+        z = (K[i:i + tamanho_bloco] @ q) / np.sqrt(len(q))
+        m = np.maximum(estado[0], z.max())
+        fa = np.exp(estado[0] - m)
+        e = np.exp(z - m)
+        estado = [m, estado[1] * fa + e.sum(), estado[2] * fa + e @ V[i:i + tamanho_bloco]]
+        i += tamanho_bloco
+    return list(estado[2] / estado[1])
+
+
+def _por_blocos_biblioteca(q, K, V, tamanho_bloco):
+    from helpers import efficient
+
+    estado = (-np.inf, 0.0, np.zeros(V.shape[-1]))
+    for i in range(0, len(K), tamanho_bloco):
+        estado = efficient.combine_states(estado, efficient.partial_state(K[i:i + tamanho_bloco] @ q / np.sqrt(len(q)),
+                                                                          V[i:i + tamanho_bloco]))
+    return efficient.finish_state(estado)
+
+
+@pytest.mark.parametrize("fn", [_por_blocos, _por_blocos_while, _por_blocos_biblioteca])
+def test_por_blocos_aceita_respostas_certas(fn):
+    v = corrigir(licao.POR_BLOCOS, fn)
+    assert v.ok, v.mensagem
+
+
+def _media_dos_blocos(q, K, V, tamanho_bloco):
+    saidas = []
+    for i in range(0, len(K), tamanho_bloco):
+        z = K[i:i + tamanho_bloco] @ q / np.sqrt(len(q))
+        w = np.exp(z - z.max())
+        saidas.append(w / w.sum() @ V[i:i + tamanho_bloco])
+    return np.mean(saidas, axis=0)
+
+
+EXEMPLOS_BLOCOS = {
+    "sem a escala √d": lambda *a: _por_blocos(*a, escala=False),
+    "perdeu o último bloco": lambda *a: _por_blocos(*a, ultimo=False),
+    "só o último bloco": lambda *a: _por_blocos(*a, acumular=False),
+    "média das saídas dos blocos": _media_dos_blocos,
+    "sem dividir por l": lambda *a: _por_blocos(*a, dividir=False),
+    "bloco sem subtrair o máximo (instável)": lambda *a: _por_blocos(*a, maximo=False),
+    "estado vazio com m = 0": lambda *a: _por_blocos(*a, m0=0.0),
+}
+
+
+@pytest.mark.parametrize("nome", list(EXEMPLOS_BLOCOS))
+def test_por_blocos_da_nome_a_cada_erro(nome):
+    confere_erro_nomeado(licao.POR_BLOCOS, EXEMPLOS_BLOCOS, nome)
+
+
+# --- prever o estado da atenção linear ------------------------------------------------------------------
+
+
+def test_previsao_estado_linear():
+    from helpers.corretor import corrigir_previsao
+
+    prev = licao.PREVISAO_ESTADO_LINEAR
+    for certa in (4160, "4160", "4 160", 4160.0):
+        v = corrigir_previsao(prev, certa)
+        assert v.ok or certa == "4 160", v.mensagem
+    assert corrigir_previsao(prev, None).erro == "pendente"
+    for erro in prev.erros:
+        v = corrigir_previsao(prev, erro.resposta())
+        assert not v.ok and v.erro == erro.nome, v.mensagem
+    assert corrigir_previsao(prev, 123).erro == "valor"

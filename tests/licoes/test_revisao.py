@@ -36,10 +36,14 @@ def _linha(saida: str, numero: int) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_o_quiz_cobre_os_notebooks_01_a_09():
-    assert 8 <= len(PERGUNTAS) <= 12
+def test_o_quiz_cobre_todos_os_notebooks():
+    assert 12 <= len(PERGUNTAS) <= 20
     assert [p.numero for p in PERGUNTAS] == list(range(1, len(PERGUNTAS) + 1))
-    assert {p.notebook for p in PERGUNTAS} == {f"{i:02d}" for i in range(1, 10)}
+    assert {p.notebook for p in PERGUNTAS} == {f"{i:02d}" for i in range(1, 10)} | {"atenção aprendida"}
+    # os temas que a revisão precisa cobrir (issue 9): atenção cruzada, preenchimento, GQA, atenção aprendida
+    enunciados = " ".join(p.enunciado for p in PERGUNTAS)
+    for tema in ("Atenção cruzada", "preenchimento (padding)", "GQA", "W_q, W_k e W_v", "atrator", "linear causal"):
+        assert tema in enunciados, tema
     tipos = {p.tipo for p in PERGUNTAS}
     assert tipos == {"escolha", "numero"}
 
@@ -50,8 +54,11 @@ def test_cada_opcao_errada_tem_a_sua_explicacao_e_as_letras_certas_variam():
             assert p.resposta in p.opcoes
             assert set(p.erros) == set(p.opcoes) - {p.resposta}, p.numero
             assert len(set(p.erros.values())) == len(p.erros), f"explicações repetidas na pergunta {p.numero}"
+            # cada opção errada é um equívoco de verdade, com nome
+            assert set(p.equivocos) == set(p.erros) and all(p.equivocos.values()), p.numero
         else:
-            assert p.dica and p.erros_numericos
+            assert p.dica and p.erros_numericos and p.casas is not None
+            assert all(e.equivoco for e in p.erros_numericos), p.numero
     letras = [p.resposta for p in PERGUNTAS if p.tipo == "escolha"]
     assert len(set(letras)) >= 3, f"o gabarito não pode ser quase sempre a mesma letra: {letras}"
 
@@ -68,8 +75,8 @@ def test_o_gabarito_bate_com_as_contas():
     amostra = np.sum(rng.standard_normal((20000, 256)) * rng.standard_normal((20000, 256)), axis=1)
     assert abs(amostra.std() - p[3].resposta) < 0.3
     # 5: somar 10 a todos os escores não muda a softmax
-    assert abs(attention.softmax(np.array([11.0, 12.0, 13.0]))[2] - p[5].resposta) < p[5].tolerancia
-    assert abs(attention.softmax(np.array([1.0, 2.0, 3.0]))[2] - p[5].resposta) < 5e-4
+    assert attention.softmax(np.array([11.0, 12.0, 13.0]))[2] == pytest.approx(p[5].resposta, abs=1e-12)
+    assert attention.softmax(np.array([1.0, 2.0, 3.0]))[2] == pytest.approx(p[5].resposta, abs=1e-12)
     # 6: trocar V não muda os pesos
     K = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
     _, w1 = attention.scaled_dot_product_attention(q, K, [[10, 0], [0, 10], [5, 5]])
@@ -80,20 +87,31 @@ def test_o_gabarito_bate_com_as_contas():
     saida, pesos = attention.scaled_dot_product_attention(X @ Wq, X @ Wk, X @ Wv)
     assert p[7].opcoes[p[7].resposta] == str(saida.shape)
     assert p[7].opcoes["a"] == str(pesos.shape)
-    # 9: KV cache por token, em KiB (e o erro "usou as cabeças de query")
-    assert attention.kv_cache_bytes(1, 32, 8, 128, 2) / 1024 == p[9].resposta
-    valores_errados = {e.valor for e in p[9].erros_numericos}
+    # 9: atenção cruzada, 6 queries contra 10 keys/values
+    saida, pesos = attention.scaled_dot_product_attention(np.ones((6, 8)), np.ones((10, 8)), np.ones((10, 16)))
+    assert p[9].opcoes[p[9].resposta] == f"pesos {pesos.shape} e saída {saida.shape}"
+    # 10: a máscara de preenchimento proíbe as colunas (keys) 3 e 4 de todas as queries
+    mascara = attention.padding_mask([3], 5)[0]
+    assert not np.asarray(mascara)[..., 3:].any() and np.asarray(mascara)[..., :3].all()
+    assert "colunas" in p[10].opcoes[p[10].resposta]
+    # 11: a cabeça de key/value da query 13 com 32 queries e 8 keys/values
+    assert attention.kv_head_of_query(32, 8)[13] == p[11].resposta
+    # 12: KV cache por token, em KiB (e o erro "usou as cabeças de query")
+    assert attention.kv_cache_bytes(1, 32, 8, 128, 2) / 1024 == p[12].resposta and p[12].unidade == "KiB"
+    valores_errados = {e.valor for e in p[12].erros_numericos}
     assert attention.kv_cache_bytes(1, 32, 32, 128, 2) / 1024 in valores_errados
     assert attention.kv_cache_bytes(1, 32, 8, 128, 2) in valores_errados
-    # 10: por blocos é exata; a linear não
+    # 15: por blocos é exata; a linear não
     rng = np.random.default_rng(1)
     qq, kk, vv = rng.normal(size=(6, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 2))
     exata, _ = attention.scaled_dot_product_attention(qq, kk, vv)
     assert np.allclose(efficient.blockwise_attention(qq, kk, vv, block_size=2), exata)
     assert not np.allclose(efficient.linear_attention(qq, kk, vv), exata)
-    assert "blocos" in p[10].opcoes[p[10].resposta]
-    # 11: a matriz de pesos n × n
-    assert (16384 / 4096) ** 2 == p[11].resposta
+    assert "blocos" in p[15].opcoes[p[15].resposta]
+    # 16: a linear causal é uma RNN (estado fixo)
+    assert "RNN" in p[16].opcoes[p[16].resposta]
+    # 17: a matriz de pesos n × n
+    assert (16384 / 4096) ** 2 == p[17].resposta
 
 
 @pytest.mark.parametrize(
@@ -102,8 +120,10 @@ def test_o_gabarito_bate_com_as_contas():
         (lambda b: b["perguntas"][0].update(resposta="z"), "não é uma das opções"),
         (lambda b: b["perguntas"][0]["erros"].pop("a"), "faltam ['a']"),
         (lambda b: b["perguntas"][1].update(numero=5), "deveria ser 2"),
-        (lambda b: b["perguntas"][2]["erros"].append({"valor": 16.2, "explicacao": "x"}), "dentro da tolerância"),
-        (lambda b: b["perguntas"][2]["erros"].append({"valor": 255.9, "explicacao": "x"}), "se sobrepõem"),
+        (lambda b: b["perguntas"][2]["erros"].append({"valor": 16, "explicacao": "x"}), "dentro da tolerância"),
+        (lambda b: b["perguntas"][2]["erros"].append({"valor": 255.98, "explicacao": "x"}), "se sobrepõem"),
+        (lambda b: b["perguntas"][2].update(casas=-1), "'casas' deve ser um inteiro"),
+        (lambda b: b["perguntas"][0]["erros"].update(a={"explicacao": "x"}), "'equivoco' precisa ser um texto"),
         (lambda b: b["perguntas"][2].update(tipo="aberta"), "tipo 'aberta' desconhecido"),
         (lambda b: b["perguntas"][0].update(enunciado=""), "'enunciado' precisa ser um texto"),
         (lambda b: b.update(perguntas=[]), "lista 'perguntas' não vazia"),
@@ -184,7 +204,7 @@ def test_um_numero_errado_desconhecido_recebe_a_dica(capsys):
     p = next(q for q in PERGUNTAS if q.tipo == "numero")
     _, saida = _rodar_quiz(capsys, {p.numero: 12345.678})
     trecho = _linha(saida, p.numero)
-    assert "12345.7 não" in trecho and p.dica in trecho
+    assert "12345,7 não" in trecho and p.dica in trecho
 
 
 def test_formatos_de_resposta_aceitos_e_recusados(capsys):
@@ -376,7 +396,7 @@ def test_o_esqueleto_do_notebook_tem_uma_chave_none_por_pergunta():
 
 def test_o_notebook_mostra_as_perguntas_a_partir_dos_dados():
     codigo = [_fonte(c) for c in _celulas() if c["cell_type"] == "code"]
-    assert any("licao.texto_do_quiz()" in c for c in codigo)
+    assert any("licao.quiz_clicavel()" in c for c in codigo) and any("licao.quiz_em_html()" in c for c in codigo)
     markdown = "\n".join(_fonte(c) for c in _celulas() if c["cell_type"] == "markdown")
     for p in PERGUNTAS:  # os enunciados não são copiados à mão no notebook (não têm como divergir)
         assert p.enunciado not in markdown
@@ -392,7 +412,181 @@ def test_as_solucoes_do_notebook_passam(capsys):
     ambiente = {"np": np, "licao": licao}
     exec(blocos[0], ambiente)
     assert ambiente["ok"] is True
-    assert ambiente["respostas"] == GABARITO
+    assert set(ambiente["respostas"]) == set(GABARITO)
     exec(blocos[1], ambiente)
     assert licao.check_mecanismo(ambiente["mecanismo"]) is True
     assert "Correto" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------------------
+# respostas numéricas: arredondamento até a precisão pedida, vírgula e unidades
+# ---------------------------------------------------------------------------------------------
+
+
+def _pergunta(trecho):
+    return next(p for p in PERGUNTAS if trecho in p.enunciado)
+
+
+@pytest.mark.parametrize("resposta", [0.67, "0,67", "0.67", 0.665, "0,665", 0.6652, np.float32(0.67), "  0,67 "])
+def test_arredondar_ate_a_precisao_pedida_passa(resposta):
+    # o peso é 0,66524…; a pergunta pede duas casas: 0,67 (e 0,665, mais preciso) passam — 0,67 − 0,665 não é
+    # mais recusado por um acidente do ponto flutuante
+    assert licao.avaliar_resposta(_pergunta("somamos 10"), resposta)[0] == "certa"
+
+
+@pytest.mark.parametrize("resposta", [0.7, "0,66", 0.6, 1, "0,6653"])
+def test_arredondar_errado_ou_com_menos_casas_nao_passa(resposta):
+    assert licao.avaliar_resposta(_pergunta("somamos 10"), resposta)[0] == "errada"
+
+
+@pytest.mark.parametrize("resposta", [128, "128", "128 KiB", "128KiB", "128 kib", "131072 bytes", "131 072 bytes",
+                                      "0,125 MiB", 128.0])
+def test_a_unidade_pedida_e_aceita(resposta):
+    situacao, mensagem = licao.avaliar_resposta(_pergunta("em KiB"), resposta)
+    assert situacao == "certa", mensagem
+
+
+def test_unidade_decimal_e_unidade_desconhecida_recebem_explicacao():
+    p = _pergunta("em KiB")
+    situacao, mensagem = licao.avaliar_resposta(p, "128 KB")
+    assert situacao == "errada" and "KB é decimal" in mensagem and "1024" in mensagem
+    situacao, mensagem = licao.avaliar_resposta(p, "128 metros")
+    assert situacao == "errada" and "não entendi a unidade 'metros'" in mensagem
+    situacao, mensagem = licao.avaliar_resposta(_pergunta("Quantas vezes maior"), "16 vezes")
+    assert situacao == "certa", mensagem
+
+
+def test_um_indice_com_casas_nao_vira_o_inteiro():
+    p = _pergunta("query 13")
+    assert licao.avaliar_resposta(p, 3)[0] == "certa" and licao.avaliar_resposta(p, "3,0")[0] == "certa"
+    situacao, mensagem = licao.avaliar_resposta(p, 3.25)
+    assert situacao == "errada" and "divisão comum" in mensagem
+
+
+def test_cada_erro_numerico_e_cada_opcao_errada_dizem_o_equivoco():
+    for p in PERGUNTAS:
+        if p.tipo == "escolha":
+            for letra, equivoco in p.equivocos.items():
+                situacao, mensagem = licao.avaliar_resposta(p, letra)
+                assert situacao == "errada" and f"Equívoco: {equivoco}." in mensagem and p.revisar in mensagem
+        else:
+            for erro in p.erros_numericos:
+                situacao, mensagem = licao.avaliar_resposta(p, erro.valor)
+                assert situacao == "errada" and f"Equívoco: {erro.equivoco}." in mensagem, (p.numero, mensagem)
+
+
+# ---------------------------------------------------------------------------------------------
+# o quiz clicável
+# ---------------------------------------------------------------------------------------------
+
+
+def test_o_quiz_clicavel_corrige_cada_clique_na_hora():
+    import ipywidgets as W
+
+    quiz = licao.quiz_clicavel()
+    assert set(quiz.controles) == {p.numero for p in PERGUNTAS}
+    assert "0 de 17" in quiz.placar.value
+    escolha = next(p for p in PERGUNTAS if p.tipo == "escolha")
+    radio = quiz.controles[escolha.numero]
+    assert isinstance(radio, W.RadioButtons) and radio.value is None
+    errada = next(iter(escolha.erros))
+    radio.value = errada                                                   # um clique numa opção errada
+    assert quiz.situacoes[escolha.numero] == "errada"
+    assert "Equívoco" in quiz.retornos[escolha.numero].value and "reveja" in quiz.retornos[escolha.numero].value
+    radio.value = escolha.resposta                                         # e na certa
+    assert quiz.situacoes[escolha.numero] == "certa" and "certo!" in quiz.retornos[escolha.numero].value
+    caixa = quiz.controles[_pergunta("somamos 10").numero]
+    assert isinstance(caixa, W.Text) and caixa.continuous_update is False
+    caixa.value = "0,67"                                                   # Enter numa caixa de texto
+    assert quiz.situacoes[_pergunta("somamos 10").numero] == "certa"
+    assert "2 de 17" in quiz.placar.value
+
+
+def test_o_quiz_clicavel_inteiro_certo_e_o_html_sem_respostas():
+    quiz = licao.quiz_clicavel()
+    for p in PERGUNTAS:
+        assert quiz.responder(p.numero, p.resposta) == "certa"
+    assert "17 de 17" in quiz.placar.value and "passou" in quiz.placar.value
+    html = licao.quiz_em_html().data
+    for p in PERGUNTAS:
+        assert p.explicacao[:40] not in html
+    assert "<details>" in html and html.count("<p><b>") == len(PERGUNTAS)
+
+
+# ---------------------------------------------------------------------------------------------
+# o painel do mecanismo inteiro, a previsão e a figura
+# ---------------------------------------------------------------------------------------------
+
+
+def test_o_painel_comeca_nos_exemplos_e_bate_com_uma_conta_independente():
+    p = licao.painel_mecanismo()
+    assert p.estado["n_heads"] == 2 and p.estado["d_head"] == 2
+    assert np.allclose(p.estado["pesos_q0"], [0.4555, 0.2246, 0.3199], atol=1e-4)
+    X, W_q, W_k, W_v, W_o = licao.exemplo_da_revisao()
+    for h, qx, ky in ((1, 0.3, -1.0), (4, -1.5, 2.0), (2, 0.0, 0.0)):
+        p.definir(n_heads=h, q_x=qx, k_y=ky)
+        Q, K = X @ W_q, X @ W_k
+        Q[0, 0] = qx
+        K[2, 1] = ky
+        K[2, 0] = p.controles["k_x"].value
+        Q[0, 1] = p.controles["q_y"].value
+        d = 4 // h
+        for c in range(h):                                   # cada cabeça, à mão
+            cols = slice(c * d, (c + 1) * d)
+            z = Q[:, cols] @ K[:, cols].T / np.sqrt(d)
+            w = np.exp(z - z.max(axis=1, keepdims=True))
+            w /= w.sum(axis=1, keepdims=True)
+            assert np.allclose(p.estado["pesos"][c], w)
+        assert p.estado["pesos"].shape == (h, 3, 3) and p.estado["saida"].shape == (3, 4)
+
+
+def test_o_painel_tem_os_controles_pedidos_e_a_figura_estatica():
+    p = licao.painel_mecanismo()
+    assert set(p.controles) == {"q_x", "q_y", "k_x", "k_y", "n_heads"}
+    assert list(p.controles["n_heads"].options) == [1, 2, 4]
+    assert p.figura_estatica().data[:4] == b"\x89PNG"
+
+
+def test_previsao_k3_esticada():
+    from helpers.corretor import corrigir_previsao
+
+    prev = licao.PREVISAO_K3
+    for certa in (0.40, "0,40", 0.401, "0,4011"):
+        assert corrigir_previsao(prev, certa).ok, certa
+    assert corrigir_previsao(prev, None).erro == "pendente"
+    for erro in prev.erros:
+        v = corrigir_previsao(prev, round(erro.resposta(), 2))
+        assert not v.ok and v.erro == erro.nome, v.mensagem
+
+
+def test_a_figura_mostra_a_forma_inteira_de_q_que_a_celula_imprime():
+    X, W_q, W_k, W_v, W_o = licao.exemplo_da_revisao()
+    fig = licao.figura_mecanismo(X, W_q, W_k, W_v, W_o, 2)
+    textos = [t.get_text() for t in fig.axes[0].texts]
+    assert any(t.startswith("Q = X W_q: (3, 4)") and "por cabeça: (3, 2)" in t for t in textos), textos
+
+
+def test_o_filtro_do_quiz_mostra_so_um_notebook():
+    quiz = licao.quiz_clicavel()
+    assert "mostrando 17 de 17" in quiz.mostrando.value
+    quiz.filtro.value = "07"
+    visiveis = [n for n, b in quiz.blocos.items() if b.layout.display != "none"]
+    assert visiveis == [p.numero for p in PERGUNTAS if p.notebook == "07"] and len(visiveis) == 3
+    assert "mostrando 3 de 17 perguntas, notebook 07" in quiz.mostrando.value
+    quiz.filtro.value = "todos"
+    assert all(b.layout.display != "none" for b in quiz.blocos.values())
+
+
+def test_o_painel_redesenha_so_o_que_muda_e_da_a_mesma_figura():
+    """X e V ficam no fundo (nenhum controle os muda): depois de mover tudo e voltar, a imagem é a do começo."""
+    import io
+
+    from PIL import Image
+
+    p = licao.painel_mecanismo()
+    inicial = np.asarray(Image.open(io.BytesIO(p.imagem.value)).convert("RGB")).astype(int)
+    p.definir(n_heads=4, q_x=-1.0, k_y=2.0)
+    movida = np.asarray(Image.open(io.BytesIO(p.imagem.value)).convert("RGB")).astype(int)
+    p.definir(n_heads=2, q_x=1.0, k_y=0.5)
+    de_volta = np.asarray(Image.open(io.BytesIO(p.imagem.value)).convert("RGB")).astype(int)
+    assert np.abs(movida - inicial).max() > 0 and np.array_equal(de_volta, inicial)
