@@ -665,6 +665,8 @@ class FiguraMecanismoVivo:
     def __init__(self, fig: Figure, n: int, d_model: int, d_out: int, max_cabecas: int = 4):
         from matplotlib.patches import Rectangle
 
+        base = mpl.rcParams["font.size"]  # o modo de apresentação aumenta tudo junto
+
         grade = fig.add_gridspec(2, max(4, max_cabecas + 1), height_ratios=(1, 1.15), hspace=0.55, wspace=0.35,
                                  left=0.04, right=0.99, top=0.9, bottom=0.05)
         self.n, self.d_model = n, d_model
@@ -672,12 +674,12 @@ class FiguraMecanismoVivo:
         for j, (nome, cor) in enumerate((("X", CORES["neutro"]), ("Q", CORES["q"]), ("K", CORES["k"]), ("V", CORES["v"]))):
             ax = fig.add_subplot(grade[0, j])
             img = ax.imshow(np.zeros((n, d_model)), cmap="coolwarm", vmin=-2, vmax=2)
-            textos = [[ax.text(c, i, "", ha="center", va="center", fontsize=9) for c in range(d_model)] for i in range(n)]
+            textos = [[ax.text(c, i, "", ha="center", va="center", fontsize=base - 2) for c in range(d_model)] for i in range(n)]
             ax.set_xticks(range(d_model))
             ax.set_yticks(range(n), [f"tok {i}" for i in range(n)])
-            ax.tick_params(length=0, labelsize=9)
+            ax.tick_params(length=0, labelsize=base - 2)
             ax.grid(False)
-            titulo = ax.set_title(nome, color=cor, fontsize=11)
+            titulo = ax.set_title(nome, color=cor, fontsize=base)
             linhas = [ax.axvline(0.5, color="black", lw=2.5, visible=False) for _ in range(max_cabecas)]
             ax.set_xlim(-0.5, d_model - 0.5)
             ax.set_ylim(n - 0.5, -0.5)
@@ -690,23 +692,23 @@ class FiguraMecanismoVivo:
         for h in range(max_cabecas):
             ax = fig.add_subplot(grade[1, h])
             img = ax.imshow(np.zeros((n, n)), cmap=MAPA, vmin=0, vmax=1)
-            textos = [[ax.text(j, i, "", ha="center", va="center", fontsize=9) for j in range(n)] for i in range(n)]
+            textos = [[ax.text(j, i, "", ha="center", va="center", fontsize=base - 2) for j in range(n)] for i in range(n)]
             ax.set_xticks(range(n), [f"k{j}" for j in range(n)])
             ax.set_yticks(range(n), [f"q{i}" for i in range(n)])
-            ax.tick_params(length=0, labelsize=9)
+            ax.tick_params(length=0, labelsize=base - 2)
             ax.grid(False)
-            titulo = ax.set_title("", fontsize=10)
+            titulo = ax.set_title("", fontsize=base - 1)
             self.cabecas.append((ax, img, textos, titulo))
         ax = fig.add_subplot(grade[1, max_cabecas])
         img = ax.imshow(np.zeros((n, d_out)), cmap="coolwarm", vmin=-10, vmax=10)
-        textos = [[ax.text(c, i, "", ha="center", va="center", fontsize=9) for c in range(d_out)] for i in range(n)]
+        textos = [[ax.text(c, i, "", ha="center", va="center", fontsize=base - 2) for c in range(d_out)] for i in range(n)]
         ax.set_xticks(range(d_out))
         ax.set_yticks(range(n), [f"tok {i}" for i in range(n)])
-        ax.tick_params(length=0, labelsize=9)
+        ax.tick_params(length=0, labelsize=base - 2)
         ax.grid(False)
-        ax.set_title("saída = juntar · W_o", color=CORES["saida"], fontsize=11)
+        ax.set_title("saída = juntar · W_o", color=CORES["saida"], fontsize=base)
         self.saida = (ax, img, textos)
-        self.titulo = fig.suptitle("", fontsize=12)
+        self.titulo = fig.suptitle("", fontsize=base + 1)
 
     def artistas_dinamicos(self) -> list:
         """Tudo o que muda de um movimento para outro (o resto fica no fundo, desenhado uma vez)."""
