@@ -339,7 +339,13 @@ def recall_curve(
     n_train = val.positive_int(n_train, "n_train")
     n_test = val.positive_int(n_test, "n_test")
     lam = val.positive(lam, "lam")
-    vocab, n, L = model.d, model.n, max_length
+    with blas_one_thread():  # matrizes pequenas: várias threads do BLAS só atrapalham (ver _fast)
+        return _recall_curve(model, max_length, n_train, n_test, lam, seed)
+
+
+def _recall_curve(model: TanhRNN | GatedRNN, L: int, n_train: int, n_test: int, lam: float,
+                  seed: int) -> NDArray[np.float64]:
+    vocab, n = model.d, model.n
     tokens = random_tokens(n_train + n_test, L, vocab, seed)
     # Tudo em float32 (metade da memória, o dobro da velocidade); o sistema da ridge é resolvido em float64.
     f32 = np.float32
