@@ -531,6 +531,11 @@ def gradient_to_first_token(model: TanhRNN | GatedRNN, xs: ArrayLike) -> NDArray
     xs = _check_sequence(xs, model.d)
     if xs.ndim != 2:
         raise ValueError(f"xs precisa ser uma sequência só, forma (T, d); recebi {xs.shape}.")
+    with blas_one_thread():  # matrizes pequenas: uma thread do BLAS é mais rápida
+        return _gradient_to_first_token(model, xs)
+
+
+def _gradient_to_first_token(model: TanhRNN | GatedRNN, xs: NDArray[np.float64]) -> NDArray[np.float64]:
     h = np.zeros(model.n)
     G = np.zeros((model.n, model.d))  # ∂h_t/∂x_0
     normas = np.empty(xs.shape[0])

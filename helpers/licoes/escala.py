@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from .. import plots
+from .._fast import blas_one_thread
 from ..attention import (
     softmax,
     softmax_jacobian,
@@ -176,9 +177,10 @@ def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queri
         divisor = math.sqrt(dim) if com_escala else 1.0
         return gradiente_da_query(softmax(todos_escores(dim, com_escala)), KK[:, :, :dim], divisor)
 
-    grad_sem = [float(np.median(gradientes(x, False))) for x in DIMS_ESCALA]
-    grad_com = [float(np.median(gradientes(x, True))) for x in DIMS_ESCALA]
-    grad_fixa = min(float(gradientes(x, e)[0]) for x in DIMS_ESCALA for e in (False, True))
+    with blas_one_thread():  # muitas matrizes pequenas: uma thread do BLAS é mais rápida
+        grad_sem = [float(np.median(gradientes(x, False))) for x in DIMS_ESCALA]
+        grad_com = [float(np.median(gradientes(x, True))) for x in DIMS_ESCALA]
+        grad_fixa = min(float(gradientes(x, e)[0]) for x in DIMS_ESCALA for e in (False, True))
 
     fig, axes = plots.nova_figura(9.0, 3.6, ncols=3)
     fig.subplots_adjust(left=0.08, right=0.985, bottom=0.16, top=0.88, wspace=0.45)

@@ -445,21 +445,21 @@ PREVISAO_CAPACIDADE = Previsao(
     nome="quantos tokens cabem no estado",
     certo=16,
     formato=NumeroAproximado(casas=0),
-    revelar="Um estado de n = 64 números, lido por uma leitura linear, reconstrói no máximo 64 números da sequência; "
-            "cada token ocupa d = 4, então cabem 64 / 4 = 16 tokens inteiros. Com T = 16, T·d = 64 = n. A figura "
+    revelar="Um estado de n = 32 números, lido por uma leitura linear, reconstrói no máximo 32 números da sequência; "
+            "cada token ocupa d = 2, então cabem 32 / 2 = 16 tokens inteiros. Com T = 16, T·d = 32 = n. A figura "
             "a seguir mede isso: a melhor rede possível reconstrói tudo até T = 16 e, depois, só 16 tokens — nenhuma "
-            "rede passa do teto.",
+            "rede com leitura linear passa do teto.",
     erros=[
-        Erro("um token por número", "Você contou um token por número do estado, mas cada token ocupa d = 4 números: "
-                                    "um estado de 64 números guarda 64 números da sequência, ou seja, 64 / 4 tokens.",
-             resposta=lambda: 64),
-        Erro("multiplicou n por d", "Você multiplicou n por d. A pergunta é quantos tokens de 4 números cabem em 64 "
-                                    "números: uma divisão, 64 / 4.", resposta=lambda: 256),
-        Erro("o tamanho de um token", "4 é o tamanho de um token (d), não quantos cabem: 64 números guardam 64 / 4 "
-                                      "tokens de 4 números.", resposta=lambda: 4),
-        Erro("um a menos", "Com T = 16 a sequência tem 16 · 4 = 64 números, exatamente n: ainda cabe (T·d ≤ n).",
+        Erro("um token por número", "Você contou um token por número do estado, mas cada token ocupa d = 2 números: "
+                                    "um estado de 32 números guarda 32 números da sequência, ou seja, 32 / 2 tokens.",
+             resposta=lambda: 32),
+        Erro("multiplicou n por d", "Você multiplicou n por d. A pergunta é quantos tokens de 2 números cabem em 32 "
+                                    "números: uma divisão, 32 / 2.", resposta=lambda: 64),
+        Erro("o tamanho de um token", "2 é o tamanho de um token (d), não quantos cabem: 32 números guardam 32 / 2 "
+                                      "tokens de 2 números.", resposta=lambda: 2),
+        Erro("um a menos", "Com T = 16 a sequência tem 16 · 2 = 32 números, exatamente n: ainda cabe (T·d ≤ n).",
              resposta=lambda: 15),
-        Erro("um a mais", "Com T = 17 a sequência tem 17 · 4 = 68 números, mais que os 64 do estado: já não cabe.",
+        Erro("um a mais", "Com T = 17 a sequência tem 17 · 2 = 34 números, mais que os 32 do estado: já não cabe.",
              resposta=lambda: 17),
     ],
 )
@@ -467,6 +467,6 @@ PREVISAO_CAPACIDADE = Previsao(
 
 @corretor_de(PREVISAO_CAPACIDADE)
 def check_previsao_capacidade(previsao: Any) -> bool:
-    """Confere a previsão do maior ``T`` que um estado de ``n = 64`` números guarda inteiro (tokens de
-    ``d = 4`` números, leitura linear): ``n / d = 16``. Mostra a resposta mesmo sem previsão."""
+    """Confere a previsão do maior ``T`` que um estado de ``n = 32`` números guarda inteiro (tokens de
+    ``d = 2`` números, leitura linear): ``n / d = 16``. Mostra a resposta mesmo sem previsão."""
     return conferir_previsao(PREVISAO_CAPACIDADE, previsao)

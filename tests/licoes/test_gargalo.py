@@ -382,8 +382,8 @@ def test_ler_sequencia_cases_use_the_notebook_network():
 # --- a previsão da capacidade ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("previsao", "erro"), [(64, "um token por número"), (256, "multiplicou n por d"),
-                                               (4, "o tamanho de um token"), (15, "um a menos"), ("17", "um a mais"),
+@pytest.mark.parametrize(("previsao", "erro"), [(32, "um token por número"), (64, "multiplicou n por d"),
+                                               (2, "o tamanho de um token"), (15, "um a menos"), ("17", "um a mais"),
                                                (30, "valor"), ("muitos", "tipo"), (None, "pendente")])
 def test_previsao_capacidade_names_the_misconception(previsao, erro):
     v = corrigir_previsao(licao.PREVISAO_CAPACIDADE, previsao)
@@ -397,11 +397,11 @@ def test_previsao_capacidade_accepts_sixteen(previsao):
 
 
 def test_previsao_capacidade_is_what_the_ideal_memory_measures():
-    """O 16 da previsão é o que se mede: a memória ideal com n = 64 e d = 4 reconstrói tudo até T = 16, não além."""
-    xs = r.random_signs(1500, 20, 4, seed=3)
-    c = r.reconstruction_curve(r.make_shift_register(64, 4), xs, n_train=1000)
+    """O 16 da previsão é o que se mede: a memória ideal com n = 32 e d = 2 reconstrói tudo até T = 16, não além."""
+    xs = r.random_signs(1500, 20, 2, seed=3)
+    c = r.reconstruction_curve(r.make_shift_register(32, 2), xs, n_train=1000)
     assert c.fraction[15] > 0.999 and c.fraction[16] < 0.96
-    assert licao.PREVISAO_CAPACIDADE.certo == 64 // 4
+    assert licao.PREVISAO_CAPACIDADE.certo == 32 // 2
 
 
 # --- as figuras -------------------------------------------------------------------------------------
