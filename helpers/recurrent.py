@@ -1,22 +1,30 @@
-"""Uma rede recorrente pequena, só com numpy, para **medir** o gargalo do estado de tamanho fixo.
+"""Redes recorrentes pequenas, só com numpy, para **medir** o gargalo do estado de tamanho fixo.
 
 A ideia do notebook 01: uma RNN lê a sequência um token por vez e guarda tudo o que viu num único
-vetor ``h`` de ``n`` números. Quanto do **primeiro** token ainda dá para ler nesse vetor depois de
-``T`` passos? Medimos com uma leitura linear (regressão *ridge*) treinada em muitas sequências
-aleatórias e avaliada em sequências que ela nunca viu. A atenção, ao contrário, guarda um vetor por
-posição e lê a posição 0 diretamente.
+vetor ``h`` de ``n`` números. Duas medidas, ambas com uma leitura linear (regressão *ridge*)
+treinada em muitas sequências aleatórias e avaliada em sequências que ela nunca viu:
+
+- :func:`recall_curve`: quanto do **primeiro** token ainda dá para ler depois de ``T`` passos. O
+  resultado é o **desta** rede, com estas configurações (raio espectral, escala da entrada): outras
+  configurações lembram mais ou menos;
+- :func:`reconstruction_curve`: quanto da sequência **inteira** (qualquer posição) a leitura
+  reconstrói. Aqui há um teto que vale para qualquer rede com ``n`` números e leitura linear,
+  treinada ou não: a soma dos R² de todas as ``T·d`` coordenadas não passa de ``n``
+  (:class:`ShiftRegister` é a rede que chega nele).
+
+A atenção, ao contrário, guarda um vetor por posição e lê qualquer uma diretamente.
 
 Convenções de forma:
 
 - ``tokens``: inteiros ``(N, T)`` (ou ``(T,)``) com valores em ``0 … vocab-1``;
-- ``x``: tokens em *one-hot*, ``(..., T, d)`` com ``d = vocab``;
+- ``x``: tokens em *one-hot*, ``(..., T, d)`` com ``d = vocab`` (ou vetores ±1 de :func:`random_signs`);
 - ``h``: estado oculto ``(..., n)``; ``W_h`` ``(n, n)``, ``W_x`` ``(n, d)``, ``b`` ``(n,)``;
 - estados de uma sequência inteira: ``(..., T, n)`` — a linha ``t`` é o estado depois de ler o
   token ``t`` (o estado inicial é zero).
 
-Os pesos recorrentes são aleatórios e fixos (uma *echo state network*, ou reservatório): só a
-leitura é treinada. Isso é honesto para o que queremos mostrar — o tamanho do estado é fixo — e é
-rápido. Entradas inválidas levantam ``ValueError`` em português; nada devolve NaN em silêncio.
+As RNNs daqui têm pesos recorrentes aleatórios e **fixos**, não treinados (uma *echo state network*,
+ou reservatório): só a leitura é treinada. Entradas inválidas levantam ``ValueError`` em português;
+nada devolve NaN em silêncio.
 """
 
 from __future__ import annotations
@@ -47,6 +55,13 @@ __all__ = [
     "attention_recall_curve",
     "MemoryGrid",
     "memory_grid",
+    "gradient_to_first_token",
+    "random_signs",
+    "ShiftRegister",
+    "make_shift_register",
+    "Reconstruction",
+    "reconstruction_curve",
+    "attention_reconstruction_curve",
 ]
 
 
@@ -324,7 +339,13 @@ def recall_curve(
     n_train = val.positive_int(n_train, "n_train")
     n_test = val.positive_int(n_test, "n_test")
     lam = val.positive(lam, "lam")
-    vocab, n, L = model.d, model.n, max_length
+    with blas_one_thread():  # matrizes pequenas: várias threads do BLAS só atrapalham (ver _fast)
+        return _recall_curve(model, max_length, n_train, n_test, lam, seed)
+
+
+def _recall_curve(model: TanhRNN | GatedRNN, L: int, n_train: int, n_test: int, lam: float,
+                  seed: int) -> NDArray[np.float64]:
+    vocab, n = model.d, model.n
     tokens = random_tokens(n_train + n_test, L, vocab, seed)
     # Tudo em float32 (metade da memória, o dobro da velocidade); o sistema da ridge é resolvido em float64.
     f32 = np.float32
@@ -491,3 +512,178 @@ def memory_grid(
     for arr in (grade.lengths, grade.sizes, grade.tanh, grade.gated, grade.attention):
         arr.setflags(write=False)
     return grade
+
+
+# ---------------------------------------------------------------------------------------------
+# O gradiente que chega ao primeiro token
+# ---------------------------------------------------------------------------------------------
+
+
+def gradient_to_first_token(model: TanhRNN | GatedRNN, xs: ArrayLike) -> NDArray[np.float64]:
+    """``‖∂h_t/∂x_0‖`` (norma de Frobenius) para ``t = 0 … T-1``: quanto o estado depois de ``t + 1``
+    tokens ainda "sente" o primeiro token.
+
+    É o caminho que o gradiente de uma perda no passo ``t`` percorre até o primeiro token no
+    treinamento (o produto dos jacobianos ``∂h_s/∂h_{s-1}`` de cada passo). ``xs`` ``(T, d)``: uma
+    sequência; devolve ``(T,)``. Na RNN com porta, ``z ≈ 0`` deixa passar ``(1 - z) ≈ 1`` de um passo
+    para o outro, e o gradiente encolhe bem mais devagar.
+    """
+    xs = _check_sequence(xs, model.d)
+    if xs.ndim != 2:
+        raise ValueError(f"xs precisa ser uma sequência só, forma (T, d); recebi {xs.shape}.")
+    with blas_one_thread():  # matrizes pequenas: uma thread do BLAS é mais rápida
+        return _gradient_to_first_token(model, xs)
+
+
+def _gradient_to_first_token(model: TanhRNN | GatedRNN, xs: NDArray[np.float64]) -> NDArray[np.float64]:
+    h = np.zeros(model.n)
+    G = np.zeros((model.n, model.d))  # ∂h_t/∂x_0
+    normas = np.empty(xs.shape[0])
+    for t, x in enumerate(xs):
+        candidato = np.tanh(model.W_h @ h + model.W_x @ x + model.b)
+        d_cand = 1.0 - candidato**2  # tanh'
+        if isinstance(model, GatedRNN):
+            z = model.gate(h, x)
+            dz = (candidato - h) * z * (1.0 - z)  # ∂h_novo/∂(pré-ativação da porta)
+            J_h = np.diag(1.0 - z) + dz[:, None] * model.U_z + (z * d_cand)[:, None] * model.W_h
+            J_x = dz[:, None] * model.W_z + (z * d_cand)[:, None] * model.W_x
+            h = (1.0 - z) * h + z * candidato
+        else:
+            J_h = d_cand[:, None] * model.W_h
+            J_x = d_cand[:, None] * model.W_x
+            h = candidato
+        G = J_x if t == 0 else J_h @ G
+        normas[t] = np.linalg.norm(G)
+    return normas
+
+
+# ---------------------------------------------------------------------------------------------
+# A capacidade: lembrar qualquer posição
+# ---------------------------------------------------------------------------------------------
+
+
+def random_signs(n_seq: int, length: int, d: int, seed: int = 0) -> NDArray[np.float64]:
+    """Sequências de tokens que são vetores de ``d`` números ±1 sorteados: ``(n_seq, length, d)``.
+
+    Cada coordenada tem média 0 e variância 1 e é independente das outras: uma sequência de ``T``
+    tokens carrega ``T·d`` números que não dá para adivinhar uns pelos outros (``2^d`` tokens possíveis).
+    """
+    n_seq = val.positive_int(n_seq, "n_seq")
+    length = val.positive_int(length, "length")
+    d = val.positive_int(d, "d")
+    return np.random.default_rng(seed).choice(np.array([-1.0, 1.0]), size=(n_seq, length, d))
+
+
+@dataclass(frozen=True)
+class ShiftRegister:
+    """A memória linear ideal: um registrador de deslocamento que guarda os últimos ``n // d`` tokens
+    sem mistura nenhuma, ``h_t = (x_t, h_{t-1}[:n-d])`` (o token novo entra na frente, o mais velho
+    cai do fim).
+
+    Com leitura linear ela chega ao teto: reconstrói exatamente ``n`` números da sequência (os ``n // d``
+    tokens mais recentes) e nada do resto. ``n`` e ``d`` como nas RNNs; crie com :func:`make_shift_register`.
+    """
+
+    n: int
+    d: int
+
+    def run(self, xs: ArrayLike) -> NDArray[np.float64]:
+        """Lê ``xs`` ``(..., T, d)`` e devolve todos os estados ``(..., T, n)``."""
+        xs = _check_sequence(xs, self.d)
+        h = np.zeros((*xs.shape[:-2], self.n))
+        estados = np.empty((*xs.shape[:-1], self.n))
+        for t in range(xs.shape[-2]):
+            h = np.concatenate([xs[..., t, :], h[..., : self.n - self.d]], axis=-1)
+            estados[..., t, :] = h
+        return estados
+
+
+def make_shift_register(n: int, d: int) -> ShiftRegister:
+    """Um :class:`ShiftRegister` com estado de ``n`` números para tokens de ``d`` números (``n`` múltiplo de ``d``)."""
+    n = val.positive_int(n, "n")
+    d = val.positive_int(d, "d")
+    if n % d:
+        raise ValueError(f"n = {n} precisa ser múltiplo de d = {d} (o registrador guarda n // d tokens inteiros).")
+    return ShiftRegister(n, d)
+
+
+@dataclass(frozen=True)
+class Reconstruction:
+    """Quanto da sequência uma leitura linear reconstrói a partir do estado, para cada comprimento.
+
+    ``lengths`` ``(L,)`` = ``1 … L``; ``fraction`` ``(L,)``: a média, sobre as ``T·d`` coordenadas dos
+    ``T`` tokens, de ``R² = 1 - erro quadrático médio / variância`` nas sequências de teste (1 = tudo
+    reconstruído, 0 = o mesmo que chutar a média); ``capacity`` ``(L,)``: a soma desses R² (quantos
+    números da sequência a leitura recupera). ``n``: o tamanho do estado; ``d``: números por token.
+    """
+
+    lengths: NDArray[np.int64]
+    fraction: NDArray[np.float64]
+    capacity: NDArray[np.float64]
+    n: int
+    d: int
+
+    @property
+    def ceiling(self) -> NDArray[np.float64]:
+        """O teto de qualquer leitura linear de ``n`` números: ``min(1, n / (T·d))`` para cada ``T``."""
+        return np.minimum(1.0, self.n / (self.lengths * self.d))
+
+
+def reconstruction_curve(
+    model: TanhRNN | GatedRNN | ShiftRegister, xs: ArrayLike, *, n_train: int, lam: float = 1e-4
+) -> Reconstruction:
+    """Para cada ``T = 1 … L``: uma leitura ridge lê, do estado depois de ``T`` tokens, **todos** os ``T``
+    tokens (``T·d`` números); mede o R² de cada número nas sequências de teste.
+
+    ``xs`` ``(N, L, d)`` (por exemplo de :func:`random_signs`): as ``n_train`` primeiras sequências treinam a
+    leitura, as outras testam. Para qualquer rede com estado de ``n`` números, a soma dos R² não passa de
+    ``n`` (as previsões de uma leitura linear vivem num espaço de ``n`` dimensões, mais o viés), a menos do
+    ruído de amostragem: ``fraction <= ceiling``.
+    """
+    xs = _check_sequence(xs, model.d)
+    if xs.ndim != 3:
+        raise ValueError(f"xs precisa ter forma (N, L, d) (várias sequências); recebi {xs.shape}.")
+    N, L, d = xs.shape
+    n_train = val.positive_int(n_train, "n_train")
+    if n_train >= N:
+        raise ValueError(f"n_train = {n_train} não deixa sequências para testar (há N = {N}).")
+    lam = val.positive(lam, "lam")
+    with blas_one_thread():
+        estados = model.run(xs)  # (N, L, n)
+        frac, cap = np.empty(L), np.empty(L)
+        for T in range(1, L + 1):
+            alvo = xs[:, :T].reshape(N, T * d)  # (N, T·d): a sequência inteira até aqui
+            W = fit_ridge(estados[:n_train, T - 1], alvo[:n_train], lam)
+            previsto = predict_ridge(estados[n_train:, T - 1], W)
+            teste = alvo[n_train:]
+            r2 = 1.0 - np.mean((previsto - teste) ** 2, axis=0) / np.var(teste, axis=0)
+            frac[T - 1], cap[T - 1] = r2.mean(), r2.sum()
+    return Reconstruction(np.arange(1, L + 1), frac, cap, int(model.n), int(d))
+
+
+def attention_reconstruction_curve(xs: ArrayLike, *, n_train: int, sharpness: float = 10.0) -> NDArray[np.float64]:
+    """A mesma medida de :func:`reconstruction_curve` para a atenção, que guarda os ``T`` tokens: ``(L,)``.
+
+    Para ler a posição ``p`` de uma sequência de ``T`` tokens: *keys* = códigos *one-hot* das posições
+    ``(T, T)``, *query* = ``sharpness ·`` código da posição ``p``, *values* = os próprios tokens; a saída é
+    :func:`helpers.attention.scaled_dot_product_attention` com ``scale = 1``. Nada é treinado; usa só as
+    sequências de teste (as que vêm depois das ``n_train`` primeiras).
+    """
+    xs = val.as_float64(xs, "xs")
+    if xs.ndim != 3 or xs.shape[1] == 0:
+        raise ValueError(f"xs precisa ter forma (N, L, d) com L > 0; recebi {xs.shape}.")
+    N, L, d = xs.shape
+    n_train = val.positive_int(n_train, "n_train", minimum=0)
+    if n_train >= N:
+        raise ValueError(f"n_train = {n_train} não deixa sequências para testar (há N = {N}).")
+    s = val.positive(sharpness, "sharpness")
+    teste = xs[n_train:]
+    frac = np.empty(L)
+    for T in range(1, L + 1):
+        keys = np.eye(T)  # key j = "sou a posição j"
+        # uma query por posição (T, T): a linha p procura a posição p; values: (N, T, d)
+        saida, _ = scaled_dot_product_attention(s * keys, keys, teste[:, :T], scale=1.0)
+        alvo = teste[:, :T]
+        r2 = 1.0 - np.mean((saida - alvo) ** 2, axis=0) / np.var(alvo, axis=0)
+        frac[T - 1] = r2.mean()
+    return frac

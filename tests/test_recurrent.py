@@ -261,3 +261,83 @@ def test_memory_grid_is_cached_readonly_and_indexed(grade):
     with pytest.raises(ValueError, match="fora da grade"):
         grade.index(41, 32)
     assert math.isclose(grade.chance_margin, 3 * math.sqrt(0.125 * 0.875 / 500))
+
+
+# --- o gradiente que chega ao primeiro token ----------------------------------------------------------
+
+
+def _h_final(model, xs):
+    return model.run(xs)[-1]
+
+
+@pytest.mark.parametrize("fabrica", [r.make_tanh_rnn, r.make_gated_rnn])
+def test_gradient_to_first_token_matches_finite_differences(fabrica):
+    model = fabrica(6, 3, seed=4)
+    xs = np.random.default_rng(0).normal(size=(5, 3))
+    eps = 1e-6
+    for t in (1, 3, 5):
+        J = np.column_stack([
+            (_h_final(model, xs[:t] + eps * np.outer(np.eye(5)[0][:t], e))
+             - _h_final(model, xs[:t] - eps * np.outer(np.eye(5)[0][:t], e))) / (2 * eps)
+            for e in np.eye(3)
+        ])
+        assert r.gradient_to_first_token(model, xs)[t - 1] == pytest.approx(np.linalg.norm(J), rel=1e-5)
+
+
+def test_gate_lets_the_gradient_travel_further():
+    xs = r.one_hot(r.random_tokens(1, 40, 8, seed=2)[0], 8)
+    tanh = r.gradient_to_first_token(r.make_tanh_rnn(128, 8, seed=0), xs)
+    porta = r.gradient_to_first_token(r.make_gated_rnn(128, 8, seed=0), xs)
+    assert tanh[39] < 1e-4 < 0.05 < porta[39]
+    with pytest.raises(ValueError, match="uma sequência só"):
+        r.gradient_to_first_token(r.make_tanh_rnn(4, 8), np.zeros((2, 3, 8)))
+
+
+# --- a capacidade ------------------------------------------------------------------------------------
+
+
+def test_random_signs():
+    xs = r.random_signs(300, 5, 4, seed=1)
+    assert xs.shape == (300, 5, 4) and set(np.unique(xs)) == {-1.0, 1.0}
+    assert abs(xs.mean()) < 0.05 and np.array_equal(xs, r.random_signs(300, 5, 4, seed=1))
+
+
+def test_shift_register_keeps_the_last_tokens_exactly():
+    reg = r.make_shift_register(6, 2)
+    xs = np.arange(1, 9, dtype=float).reshape(4, 2)  # tokens (1,2), (3,4), (5,6), (7,8)
+    estados = reg.run(xs)
+    assert estados.shape == (4, 6)
+    np.testing.assert_array_equal(estados[0], [1, 2, 0, 0, 0, 0])
+    np.testing.assert_array_equal(estados[3], [7, 8, 5, 6, 3, 4])  # o token (1, 2) caiu do fim
+    with pytest.raises(ValueError, match="múltiplo de d"):
+        r.make_shift_register(7, 2)
+
+
+def test_reconstruction_never_beats_the_ceiling_and_the_ideal_reaches_it():
+    xs = r.random_signs(2500, 24, 4, seed=5)
+    ideal = r.reconstruction_curve(r.make_shift_register(32, 4), xs, n_train=2000)
+    np.testing.assert_allclose(ideal.fraction[:8], 1.0, atol=1e-3)
+    np.testing.assert_allclose(ideal.capacity[8:], 32, atol=1.5)  # 8 tokens de 4 números, menos o ruído
+    for modelo in (r.make_tanh_rnn(32, 4, seed=0), r.make_gated_rnn(32, 4, seed=0),
+                   r.make_tanh_rnn(32, 4, spectral_radius=0.999, input_scale=0.05, seed=0)):
+        c = r.reconstruction_curve(modelo, xs, n_train=2000)
+        assert np.all(c.capacity <= 32 + 1.0), c.capacity.max()
+        assert np.all(c.fraction <= c.ceiling + 0.02)
+        assert c.fraction[-1] < 0.5 * c.fraction[0]
+    assert ideal.ceiling[7] == 1.0 and ideal.ceiling[15] == pytest.approx(0.5)
+
+
+def test_reconstruction_rejects_bad_input():
+    xs = r.random_signs(10, 3, 2)
+    with pytest.raises(ValueError, match="n_train = 10 não deixa"):
+        r.reconstruction_curve(r.make_shift_register(4, 2), xs, n_train=10)
+    with pytest.raises(ValueError, match=r"forma \(N, L, d\)"):
+        r.reconstruction_curve(r.make_shift_register(4, 2), xs[0], n_train=1)
+
+
+def test_attention_reconstructs_every_position():
+    xs = r.random_signs(300, 30, 4, seed=2)
+    frac = r.attention_reconstruction_curve(xs, n_train=100)
+    assert frac.shape == (30,) and frac.min() > 0.9999
+    borrada = r.attention_reconstruction_curve(xs, n_train=100, sharpness=1.0)
+    assert borrada[0] > 0.999 and borrada[-1] < 0.2  # sem nitidez, a atenção mistura as posições

@@ -1,4 +1,4 @@
-"""Lição "Comece aqui" (notebook ``comece_aqui``): a checagem do ambiente, o painel do primeiro contato (só a query se mexe) e o primeiro exercício, o produto escalar.
+"""Lição "Comece aqui" (notebook ``comece_aqui``): a checagem do ambiente, o painel do primeiro contato (só a query se mexe), a primeira previsão (q·k com q perpendicular a k) e o primeiro exercício, o produto escalar.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -14,11 +14,22 @@ from typing import Any
 
 import numpy as np
 
-from ..corretor import Array, Caso, Erro, Exercicio, Numero, conferir, corretor_de
+from ..corretor import (
+    Array,
+    Caso,
+    Erro,
+    Exercicio,
+    Numero,
+    NumeroAproximado,
+    Previsao,
+    conferir,
+    conferir_previsao,
+    corretor_de,
+)
 from ..formato import vetor
 from .produto_escalar import painel_produto_escalar
 
-__all__ = ["verificar_ambiente", "painel_produto_escalar", "check_produto_escalar"]
+__all__ = ["verificar_ambiente", "painel_produto_escalar", "check_previsao_perpendicular", "check_produto_escalar"]
 
 # ---------------------------------------------------------------------------------------------
 # Checagem do ambiente: as versões encontradas e o que fazer quando algo falta ou é antigo
@@ -102,7 +113,7 @@ def verificar_ambiente(
         print("Tudo certo: pode seguir a trilha!")
     else:
         print("Algo precisa de atenção (veja acima). Depois de instalar, reinicie o kernel "
-              "(menu Kernel › Restart Kernel) e rode esta célula de novo.")
+              "(menu Kernel › Reiniciar o kernel…, em inglês Restart Kernel…) e rode esta célula de novo.")
     return tudo_ok
 
 
@@ -148,3 +159,31 @@ def check_produto_escalar(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
     produto das somas, e o uso de só uma coordenada.
     """
     return conferir(PRODUTO_ESCALAR, fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# Prever, depois conferir
+# ---------------------------------------------------------------------------------------------
+
+PREVISAO_PERPENDICULAR = Previsao(
+    nome="q·k com q perpendicular a k",
+    certo=0.0,
+    formato=NumeroAproximado(casas=2),
+    revelar="Com q a 165° e k a 75°, há 90° entre as setas: elas são perpendiculares, cos 90° = 0, e q·k = |q| |k| · 0 = 0, "
+            "sejam quais forem os comprimentos. A célula seguinte move o painel e lê o mesmo número.",
+    erros=[
+        Erro("girar não muda q·k", "2,121 é o valor do estado inicial, com 45° entre as setas. Girar q muda o ângulo "
+                                   "entre elas, e q·k acompanha o cosseno desse ângulo.", resposta=lambda: 2.121),
+        Erro("só os comprimentos", "3 é |q| |k| = 2 · 1,5: o produto dos comprimentos, que seria o q·k com as setas na "
+                                   "mesma direção (cos 0° = 1). A 90°, o cosseno é 0.", resposta=lambda: 3.0),
+        Erro("perpendicular confundido com oposto", "−3 seria o q·k com as setas em sentidos opostos (180°, cos = −1). "
+                                                    "Perpendicular é 90°, e cos 90° = 0.", resposta=lambda: -3.0),
+    ],
+)
+
+
+@corretor_de(PREVISAO_PERPENDICULAR)
+def check_previsao_perpendicular(previsao: Any) -> bool:
+    """Confere a previsão de ``q·k`` com ``q`` a 165° e ``k`` a 75° (perpendiculares): ``0``. Mostra a resposta
+    mesmo sem previsão."""
+    return conferir_previsao(PREVISAO_PERPENDICULAR, previsao)

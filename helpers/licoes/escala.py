@@ -1,4 +1,4 @@
-"""Lição "A escala √d" (notebook ``escala_raiz_d``): o painel da escala √d (escores, pesos e gradiente) e o corretor dos escores escalados.
+"""Lição "A escala √d" (notebook ``escala_raiz_d``): o painel da escala √d (escores, pesos e o gradiente que chega à query), a figura da saturação, a previsão da variância de q·k e os corretores dos escores escalados e dos pesos de atenção de um lote de queries.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -16,15 +16,26 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from .. import plots
+from .._fast import blas_one_thread
 from ..attention import (
     softmax,
     softmax_jacobian,
 )
-from ..corretor import Caso, Erro, Exercicio, conferir, corretor_de
+from ..corretor import (
+    Caso,
+    Erro,
+    Exercicio,
+    NumeroAproximado,
+    Previsao,
+    conferir,
+    conferir_previsao,
+    corretor_de,
+)
 from ..formato import sobrescrito
 from ..paineis import Painel, tabela
 from ..plots import CORES
 from .produto_escalar import ERROS_ESCORES, explica_forma_q_k
+from .softmax import erros_de_estabilidade
 
 # ---------------------------------------------------------------------------------------------
 # Figuras
@@ -124,9 +135,15 @@ class FiguraEscala:
 DIMS_ESCALA = [2**i for i in range(1, 11)]
 
 
-def _norma_do_jacobiano(p: np.ndarray) -> np.ndarray | float:
-    """‖J‖ (Frobenius) do jacobiano da softmax para pesos ``p`` ``(..., n)``: perto de 0 quando ela satura."""
-    norma = np.linalg.norm(softmax_jacobian(p), axis=(-2, -1))
+def gradiente_da_query(pesos: np.ndarray, K: np.ndarray, divisor: float) -> np.ndarray | float:
+    """``‖∂s/∂q‖`` (Frobenius): quanto os pesos ``s = softmax(K q / divisor)`` mudam quando a query muda.
+
+    ``pesos`` ``(..., n)``, ``K`` ``(..., n, d)``; devolve ``(...)`` (um número para uma query só). A conta é
+    ``J K / divisor``, com ``J`` o jacobiano da softmax (notebook 04); o notebook 03 mede o mesmo número por
+    diferenças finitas, sem a fórmula.
+    """
+    G = softmax_jacobian(pesos) @ K / divisor
+    norma = np.linalg.norm(G, axis=(-2, -1))
     return float(norma) if norma.ndim == 0 else norma
 
 def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queries: int = 125,
@@ -138,11 +155,11 @@ def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queri
     dimensão ``d`` usa as ``d`` primeiras coordenadas (as somas acumuladas ficam guardadas, então
     mover o slider não refaz conta pesada). Mostra o histograma de todos os ``n_queries × n_keys``
     escores, os pesos da softmax (:func:`helpers.attention.softmax`) da primeira query (a "query
-    fixa") sobre as suas keys, o peso máximo e a norma do jacobiano da softmax
-    (:func:`norma_jacobiano_softmax`); as curvas do terceiro gráfico são a mediana sobre as queries.
+    fixa") sobre as suas keys, o peso máximo e o gradiente que chega à query, ``‖∂s/∂q‖`` (:func:`gradiente_da_query`); as curvas do terceiro gráfico são
+    a mediana sobre as queries.
 
     Estado: ``d``, ``escalar``, ``q`` ``(d,)`` e ``K`` ``(n_keys, d)`` (a query fixa e as suas keys),
-    ``escores`` ``(n_keys,)`` (o que entra na softmax), ``pesos``, ``peso_max``, ``norma_grad``,
+    ``escores`` ``(n_keys,)`` (o que entra na softmax), ``pesos``, ``peso_max``, ``norma_grad`` (``‖∂s/∂q‖``),
     ``desvio_pares`` (desvio-padrão de todos os escores do histograma).
     """
 
@@ -156,14 +173,20 @@ def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queri
     def todos_escores(dim: int, com_escala: bool) -> np.ndarray:
         return acum[:, :, dim - 1] / (math.sqrt(dim) if com_escala else 1.0)
 
-    grad_sem = [float(np.median(_norma_do_jacobiano(softmax(todos_escores(x, False))))) for x in DIMS_ESCALA]
-    grad_com = [float(np.median(_norma_do_jacobiano(softmax(todos_escores(x, True))))) for x in DIMS_ESCALA]
-    grad_fixa = min(_norma_do_jacobiano(softmax(todos_escores(x, e)[0])) for x in DIMS_ESCALA for e in (False, True))
+    def gradientes(dim: int, com_escala: bool) -> np.ndarray:
+        divisor = math.sqrt(dim) if com_escala else 1.0
+        return gradiente_da_query(softmax(todos_escores(dim, com_escala)), KK[:, :, :dim], divisor)
+
+    with blas_one_thread():  # muitas matrizes pequenas: uma thread do BLAS é mais rápida
+        grad_sem = [float(np.median(gradientes(x, False))) for x in DIMS_ESCALA]
+        grad_com = [float(np.median(gradientes(x, True))) for x in DIMS_ESCALA]
+        grad_fixa = min(float(gradientes(x, e)[0]) for x in DIMS_ESCALA for e in (False, True))
 
     fig, axes = plots.nova_figura(9.0, 3.6, ncols=3)
     fig.subplots_adjust(left=0.08, right=0.985, bottom=0.16, top=0.88, wspace=0.45)
     figura = FiguraEscala(axes[0, 0], axes[0, 1], axes[0, 2], n_keys, DIMS_ESCALA, grad_sem, grad_com,
                                 minimo_grad=grad_fixa)
+    axes[0, 2].set_ylabel("‖∂s/∂q‖ (gradiente)")  # o gradiente que chega à query (a figura nasce com "‖J‖")
     controles: dict[str, W.ValueWidget] = {
         "d": W.SelectionSlider(options=DIMS_ESCALA, value=d, description="dimensão d", continuous_update=True,
                                style={"description_width": "initial"}, layout=W.Layout(width="320px")),
@@ -177,17 +200,18 @@ def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queri
         pares = tudo.ravel()
         escores = tudo[0]
         pesos = softmax(escores)
-        norma = _norma_do_jacobiano(pesos)
+        norma = gradiente_da_query(pesos, K[:, :dim], fator)
         peso_max = float(pesos.max())
         desvio = float(np.std(pares))
         figura.atualizar(pares, escores, pesos, dim, norma, com_escala)
+        figura.titulo_grad.set_text(f"○ query fixa: {norma:.1e}")
         divisao = f"q·k / √{dim} (÷ {fator:.3g})" if com_escala else "q·k (sem escala)"
         html = tabela([
             ("escores", divisao),
             ("desvio-padrão de todos os escores do histograma",
              f"{desvio:.2f}" + ("" if com_escala else f"   (√d = {math.sqrt(dim):.2f})")),
             (f"maior peso da softmax (query fixa, {n_keys} keys)", f"{peso_max:.3f}   (uniforme seria {1 / n_keys:.4g})"),
-            ("norma do gradiente da softmax ‖J‖ (query fixa, ○)", f"{norma:.2e}"),
+            ("gradiente que chega à query ‖∂s/∂q‖ (query fixa, ○)", f"{norma:.2e}"),
         ])
         return {"d": dim, "escalar": com_escala, "q": q[:dim], "K": K[:, :dim], "escores": escores, "pesos": pesos,
                 "peso_max": peso_max, "norma_grad": norma, "desvio_pares": desvio, "html": html}
@@ -212,6 +236,8 @@ ESCORES_ESCALADOS = Exercicio(
         Caso("com d = 16 (q (16,), K (3, 16))", {"q": rng.normal(size=16).round(1), "K": rng.normal(size=(3, 16)).round(1)}),
         Caso("no exemplo do notebook 02 (d = 2: q = (1, 0), keys (1, 0), (0, 1) e (0.5, 0.5))",
              {"q": np.array([1.0, 0.0]), "K": np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])}),
+        Caso("com K quadrada (q (3,), K (3, 3))", {"q": np.array([1.0, -2.0, 0.5]),
+                                                  "K": np.array([[2.0, 0.0, 1.0], [1.0, 1.0, -1.0], [0.0, 3.0, 2.0]])}),
     ])(np.random.default_rng(16)),
     certo=lambda q, K: K @ q / math.sqrt(K.shape[1]),
     acerto="Correto! Escores escalados = K @ q / √d. No exemplo do notebook 02 (d = 2, √2 ≈ 1.414) eles dão "
@@ -264,3 +290,177 @@ def check_escores_escalados(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool
     os erros do produto escalar do notebook 02.
     """
     return conferir(ESCORES_ESCALADOS, fn)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# A figura da saturação (o experimento único do notebook)
+# ---------------------------------------------------------------------------------------------
+
+#: os três divisores do experimento, com a cor e o marcador de cada um
+DIVISORES = (("sem escala", CORES["k"], "o"), ("÷ √d", CORES["v"], "s"), ("÷ d", CORES["q"], "^"))
+
+
+def desenhar_saturacao(axes: Sequence[Axes], dims: Sequence[int], maior_peso: np.ndarray, gradiente: np.ndarray,
+                       n_keys: int) -> None:
+    """O experimento de saturação em dois gráficos, com ``d`` em escala log₂: à esquerda o maior peso (mediana),
+    com a linha do peso uniforme ``1/n_keys``; à direita o gradiente que chega à query (mediana, escala log).
+
+    ``maior_peso`` e ``gradiente``: ``(len(dims), 3)``, uma coluna por divisor de :data:`DIVISORES` (1, √d, d).
+    Uso: ``fig, axes = plt.subplots(1, 2, figsize=(10, 3.9))``, esta função, ``plt.show()``.
+    """
+    x = np.asarray(dims, dtype=float)
+    for j, (rotulo, cor, marcador) in enumerate(DIVISORES):
+        axes[0].plot(x, maior_peso[:, j], color=cor, marker=marcador, label=rotulo)
+        axes[1].plot(x, gradiente[:, j], color=cor, marker=marcador, label=rotulo)
+    axes[0].axhline(1 / n_keys, color=CORES["neutro"], ls="--", lw=1.2, label=f"uniforme (1/{n_keys})")
+    axes[0].set_ylim(0, 1.05)
+    axes[0].set_ylabel("maior peso (mediana)")
+    axes[0].set_title("a softmax satura?")
+    axes[1].set_yscale("log")
+    axes[1].set_ylabel("‖∂s/∂q‖ (mediana)")
+    axes[1].set_title("quanto gradiente chega à query")
+    for ax in axes:
+        ax.set_xscale("log", base=2)
+        ax.set_xticks([2, 8, 32, 128, 512], ["2", "8", "32", "128", "512"])
+        ax.minorticks_off()
+        ax.set_xlabel("d")
+        ax.legend(fontsize=9.5, loc="best")
+
+
+# ---------------------------------------------------------------------------------------------
+# Prever, depois conferir
+# ---------------------------------------------------------------------------------------------
+
+PREVISAO_VARIANCIA = Previsao(
+    nome="a variância de q·k",
+    certo=64,
+    formato=NumeroAproximado(casas=0),
+    revelar="Var(q·k) = d = 64: q·k é a soma de 64 termos qᵢkᵢ independentes, cada um com variância 1, e variâncias de "
+            "termos independentes se somam. A célula seguinte mede 65,5 com 4000 pares (o resto é ruído de "
+            "amostragem), e logo adiante está a conta.",
+    erros=[
+        Erro("o desvio-padrão", "8 = √64 é o desvio-padrão, a raiz da variância. A variância de q·k é d; o espalhamento "
+                                "típico (o desvio) é √d.", resposta=lambda: 8),
+        Erro("a variância de um termo", "1 é a variância de **um** termo qᵢkᵢ. O produto escalar soma d = 64 desses "
+                                        "termos, e as variâncias de termos independentes se somam.",
+             resposta=lambda: 1),
+        Erro("a média", "0 é a média de q·k (os termos positivos e negativos se equilibram). A variância mede o "
+                        "espalhamento em torno dessa média, e ele cresce com d.", resposta=lambda: 0),
+        Erro("d ao quadrado", "4096 = 64². Cada termo qᵢkᵢ tem variância 1 · 1 = 1, e são 64 termos: a variância é 64, "
+                              "não 64².", resposta=lambda: 4096),
+        Erro("somou as variâncias de q e de k", "128 = 2 · 64 seria somar as variâncias das coordenadas de q e de k. "
+                                                "Mas os termos são **produtos** qᵢkᵢ, e a variância de cada produto é "
+                                                "1 · 1 = 1.", resposta=lambda: 128),
+    ],
+)
+
+
+@corretor_de(PREVISAO_VARIANCIA)
+def check_previsao_variancia(previsao: Any) -> bool:
+    """Confere a previsão da variância de ``q·k`` para ``d = 64`` coordenadas independentes de média 0 e
+    variância 1: ``64``. Mostra a resposta mesmo sem previsão."""
+    return conferir_previsao(PREVISAO_VARIANCIA, previsao)
+
+
+# ---------------------------------------------------------------------------------------------
+# A peça de verdade: os pesos de atenção de um lote de queries
+# ---------------------------------------------------------------------------------------------
+
+
+def _escores_lote(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    return Q @ K.T / math.sqrt(K.shape[-1])
+
+
+def _quadrado(Q: np.ndarray, K: np.ndarray) -> bool:
+    return Q.shape[0] == K.shape[0]
+
+
+_EXEMPLO_K = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+
+
+def _casos_pesos() -> list[Caso]:
+    rng = np.random.default_rng(3)
+    return [
+        Caso("no exemplo resolvido, com as queries (1, 0) e (0, 1) e as keys (1, 0), (0, 1), (0.5, 0.5)",
+             {"Q": np.array([[1.0, 0.0], [0.0, 1.0]]), "K": _EXEMPLO_K.copy()}),
+        Caso("com d = 16 (Q (3, 16), K (5, 16))",
+             {"Q": rng.normal(size=(3, 16)).round(1), "K": rng.normal(size=(5, 16)).round(1)}),
+        Caso("com Q e K quadradas (3 queries, 3 keys, d = 3)",
+             {"Q": rng.normal(size=(3, 3)).round(1), "K": rng.normal(size=(3, 3)).round(1)}),
+        Caso("com queries do mesmo lote separadas por milhares (Q = [[1, 0], [3000, 0]])",
+             {"Q": np.array([[1.0, 0.0], [3000.0, 0.0]]), "K": _EXEMPLO_K.copy()}),
+        Caso("com uma query de escores muito espalhados (Q = [[2000, -2000]], escores ≈ (1414, -1414, 0))",
+             {"Q": np.array([[2000.0, -2000.0]]), "K": _EXEMPLO_K.copy()}),
+        Caso("com Q e K em float32 (Q = [[130, 0], [0, 1]])",
+             {"Q": np.array([[130.0, 0.0], [0.0, 1.0]], dtype=np.float32), "K": _EXEMPLO_K.astype(np.float32)}),
+    ]
+
+
+def _certo_pesos(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    Q, K = Q.astype(float), K.astype(float)
+    return softmax(_escores_lote(Q, K), axis=-1)
+
+
+PESOS_ATENCAO = Exercicio(
+    nome="pesos de atenção de um lote de queries",
+    casos=_casos_pesos,
+    certo=_certo_pesos,
+    acerto=lambda: "Correto! softmax(Q Kᵀ / √d) linha por linha: uma linha por query, um peso por key, e cada linha "
+                   "soma 1. A primeira linha do exemplo resolvido é "
+                   f"({', '.join(f'{p:.4f}' for p in _certo_pesos(**_casos_pesos()[0].entradas)[0])}) — os pesos do "
+                   "Exemplo 1, ≈ (0.455, 0.225, 0.320). E ela aguenta escores de milhares e float32 sem NaN.",
+    erros=[
+        *erros_de_estabilidade(lambda trocar, Q, K: trocar(_escores_lote(Q.astype(float), K.astype(float)))),
+        Erro("sem escala",
+             "Faltou dividir por √d antes da softmax: você calculou softmax(Q Kᵀ). Com d grande, os escores crescem e "
+             "a softmax satura.",
+             resposta=lambda Q, K: softmax((Q @ K.T).astype(float), axis=-1)),
+        Erro("÷d em vez de ÷√d",
+             "Você dividiu por d em vez de √d: os escores ficam pequenos demais e os pesos, quase uniformes.",
+             resposta=lambda Q, K: softmax((Q @ K.T).astype(float) / K.shape[1], axis=-1)),
+        Erro("raiz do número de keys",
+             "Você dividiu pela raiz do **número de keys**, não da dimensão. O d da escala é o tamanho de cada vetor: "
+             "K.shape[1] (ou Q.shape[1]).",
+             resposta=lambda Q, K: (softmax((Q @ K.T).astype(float) / math.sqrt(K.shape[0]), axis=-1)
+                                    if K.shape[0] != K.shape[1] else None)),
+        Erro("sem a softmax",
+             "Você devolveu os escores escalados, Q Kᵀ / √d, sem a softmax. Os pesos são softmax desses escores, "
+             "linha por linha: positivos e somando 1 em cada linha.",
+             resposta=lambda Q, K: _escores_lote(Q.astype(float), K.astype(float))),
+        Erro("softmax no eixo errado",
+             "A softmax foi feita no eixo errado: na sua resposta, cada **coluna** soma 1. Cada query (uma linha) "
+             "distribui o seu peso entre as keys: use axis=-1.",
+             resposta=lambda Q, K: softmax(_escores_lote(Q.astype(float), K.astype(float)), axis=0)
+             if Q.shape[0] > 1 else None),
+        Erro("normalizou pela matriz inteira",
+             "Você normalizou pela matriz inteira: a soma de **todos** os pesos dá 1, mas cada linha (cada query) é que "
+             "deve somar 1. Some só ao longo do último eixo.",
+             resposta=lambda Q, K: softmax(_escores_lote(Q.astype(float), K.astype(float)).ravel()).reshape(
+                 Q.shape[0], K.shape[0]) if Q.shape[0] > 1 else None),
+        Erro("queries e keys trocadas",
+             "Você comparou as keys com as queries (K @ Q.T): o resultado tem uma linha por **key**. Queremos uma "
+             "linha por query e uma coluna por key: Q @ K.T.",
+             resposta=lambda Q, K: softmax(K.astype(float) @ Q.T.astype(float) / math.sqrt(K.shape[1]), axis=-1)
+             if _quadrado(Q, K) else None),
+        Erro("pesos transpostos",
+             "Os pesos estão certos, mas transpostos: a linha i deve ser a query i (e a coluna j, a key j). Não "
+             "transponha o resultado no fim.",
+             resposta=lambda Q, K: _certo_pesos(Q, K).T if _quadrado(Q, K) else None),
+    ],
+    explica_forma=lambda Q, K: (f"Aqui Q tem forma {Q.shape} (uma query por linha) e K tem forma {K.shape} (uma key "
+                                f"por linha). Q @ K.T tem forma ({Q.shape[0]}, {K.shape[0]}): um escore por par "
+                                "(query, key)."),
+    dica_de_forma="Os pesos têm uma linha por query e uma coluna por key: forma (m, n).",
+)
+
+
+@corretor_de(PESOS_ATENCAO)
+def check_pesos_de_atencao(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
+    """Confere ``fn(Q, K)`` = ``softmax(Q Kᵀ / √d)`` linha por linha: ``Q`` ``(m, d)``, ``K`` ``(n, d)`` → ``(m, n)``.
+
+    Casos: o exemplo resolvido (a primeira linha é o Exemplo 1), ``d = 16``, ``Q`` e ``K`` quadradas e o padrão
+    de estabilidade da coleção (queries separadas por milhares, uma query muito espalhada, float32). Reconhece
+    cada erro de :data:`PESOS_ATENCAO`.
+    """
+    return conferir(PESOS_ATENCAO, fn)

@@ -1,4 +1,4 @@
-"""Lição "O gargalo recorrente" (notebook ``gargalo_recorrente``): o alcance medido da memória recorrente (figuras e painel) e o corretor do passo da RNN.
+"""Lição "O gargalo recorrente" (notebook ``gargalo_recorrente``): o alcance medido de uma RNN aleatória (painel), a capacidade de um estado de n números (figura), a figura da história (codificador–decodificador e atenção) e os corretores do passo da RNN, da leitura de uma sequência e da previsão da capacidade.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -10,16 +10,25 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import ipywidgets as W
-import matplotlib as mpl
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.patches import FancyBboxPatch
 from numpy.typing import ArrayLike
 
 from .. import plots, recurrent
-from ..corretor import Caso, Erro, Exercicio, conferir, corretor_de
+from ..corretor import (
+    Caso,
+    Erro,
+    Exercicio,
+    NumeroAproximado,
+    Previsao,
+    conferir,
+    conferir_previsao,
+    corretor_de,
+)
 from ..formato import vetor
 from ..paineis import Painel, tabela
-from ..plots import CORES, MAPA
+from ..plots import CORES
 
 # ---------------------------------------------------------------------------------------------
 # Figuras
@@ -77,47 +86,98 @@ class FiguraGargalo:
         self.pontos.set_data([T] * 3, [float(y[T - 1]) for y in curvas.values()])
         self.titulo.set_text(f"acurácia depois de T = {T} tokens, com um estado de n = {tamanho} números")
 
-def desenhar_gargalo_comprimento(
-    ax: Axes, grade, tamanhos: Sequence[int] = (8, 32, 128), *, tanh: bool = True, porta: bool = False,
-    atencao: bool = False,
-) -> None:
-    """Acurácia × comprimento ``T`` para alguns tamanhos de estado ``n``: RNN tanh (azuis, linha
-    cheia; mais escuro = maior), RNN com porta (laranjas, traço-ponto), atenção (rosa) e o acaso.
+#: cor e estilo de cada rede na figura da capacidade
+_ESTILOS_CAPACIDADE = (
+    dict(color=CORES["destaque"], ls="-", marker="o", ms=4),
+    dict(color=CORES["q"], ls="-", marker="s", ms=3.5),
+    dict(color=CORES["extra"], ls="-.", marker="^", ms=3.5),
+    dict(color=CORES["v"], ls=":", marker="D", ms=3.5),
+)
 
-    ``grade``: um :class:`helpers.recurrent.MemoryGrid`; ``tanh``, ``porta``, ``atencao`` escolhem as
-    curvas. Uso: ``fig, ax = plt.subplots(figsize=(8.5, 4.2))``, esta função, ``plt.show()``.
+
+def desenhar_capacidade(ax: Axes, curvas: dict[str, recurrent.Reconstruction], atencao: ArrayLike) -> None:
+    """Fração da sequência que a leitura linear reconstrói × comprimento ``T``, uma curva por rede
+    (``curvas``: nome → :class:`helpers.recurrent.Reconstruction`, todas com o mesmo ``n`` e ``d``), a
+    atenção (``atencao`` ``(L,)``) e o teto ``min(1, n / (T·d))`` de qualquer leitura linear de ``n``
+    números (tracejado). Uso: ``fig, ax = plt.subplots(figsize=(8.5, 5.4))``, esta função, ``plt.show()``.
     """
-    _eixo_acuracia(ax, grade.chance)
-    familias = []
-    if tanh:
-        familias.append(("tanh", grade.tanh, "Blues", "-"))
-    if porta:
-        familias.append(("com porta", grade.gated, "Oranges", "-."))
-    for nome, curvas, mapa, estilo in familias:
-        tons = mpl.colormaps[mapa](np.linspace(0.5, 1.0, len(tamanhos)))
-        for cor, n in zip(tons, tamanhos):
-            i, _ = grade.index(1, n)
-            ax.plot(grade.lengths, curvas[i], color=cor, ls=estilo, marker="o", ms=3.5, label=f"RNN {nome}, n = {n}")
-    if atencao:
-        ax.plot(grade.lengths, grade.attention, color=CORES_GARGALO["atencao"], lw=3, label="atenção (lê a posição 0)")
-    ax.set_xlim(0.5, len(grade.lengths) + 0.5)
+    primeira = next(iter(curvas.values()))
+    T, n, d = primeira.lengths, primeira.n, primeira.d
+    ax.plot(T, np.asarray(atencao, dtype=float), color=CORES_GARGALO["atencao"], lw=3,
+            label="atenção (guarda os T tokens)")
+    ax.plot(T, primeira.ceiling, color="black", ls="--", lw=1.8, label=f"teto: n / (T·d) = {n} / ({d}·T)")
+    for (nome, curva), estilo in zip(curvas.items(), _ESTILOS_CAPACIDADE):
+        ax.plot(T, curva.fraction, label=nome, **estilo)
+    ax.axvline(n / d, color=CORES["neutro"], lw=1, alpha=0.6)
+    ax.text(n / d + 0.4, 0.74, f"T·d = n\n(T = {n // d})", color=CORES["neutro"], fontsize=10, va="center")
+    ax.set_xlim(0.5, T[-1] + 0.5)
+    ax.set_ylim(0, 1.05)
     ax.set_xlabel("comprimento da sequência T (tokens)")
-    ax.set_title("Quanto do 1º token ainda se lê depois de T tokens")
-    ax.legend(loc="center right", frameon=False, fontsize=10)
+    ax.set_ylabel("fração reconstruída (R²)")
+    ax.set_title(f"Ler qualquer posição de um estado de n = {n} números (tokens de d = {d} números)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, fontsize=10, frameon=False)
 
-def desenhar_gargalo_tamanho(ax: Axes, grade, comprimentos: Sequence[int] = (3, 6, 12, 24)) -> None:
-    """Acurácia da RNN tanh × tamanho do estado ``n`` (eixo em escala log₂), uma curva por comprimento ``T``."""
-    tons = mpl.colormaps[MAPA](np.linspace(0.0, 0.85, len(comprimentos)))
-    for cor, T in zip(tons, comprimentos):
-        _, j = grade.index(T, int(grade.sizes[0]))
-        ax.plot(grade.sizes, grade.tanh[:, j], color=cor, marker="o", label=f"T = {T}")
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(grade.sizes, [str(n) for n in grade.sizes])
-    ax.minorticks_off()
-    _eixo_acuracia(ax, grade.chance)
-    ax.set_xlabel("tamanho do estado oculto n (números)")
-    ax.set_title("RNN tanh: um estado maior ajuda, mas só adia o esquecimento")
-    ax.legend(loc="upper left", frameon=False, fontsize=10)
+
+def _caixa(ax: Axes, x: float, y: float, texto: str, cor: str, largura: float = 0.8, destaque: bool = False) -> None:
+    ax.add_patch(FancyBboxPatch((x - largura / 2, y - 0.28), largura, 0.56,
+                                            boxstyle="round,pad=0.02,rounding_size=0.12",
+                                            facecolor=cor if destaque else "white", edgecolor=cor, lw=2))
+    ax.text(x, y, texto, ha="center", va="center", fontsize=12, color="white" if destaque else "black")
+
+
+def _seta(ax: Axes, de: tuple[float, float], para: tuple[float, float], cor: str = "black", lw: float = 1.5,
+          alpha: float = 1.0) -> None:
+    ax.annotate("", xy=para, xytext=de, arrowprops=dict(arrowstyle="-|>", color=cor, lw=lw, alpha=alpha,
+                                                        shrinkA=14, shrinkB=14, mutation_scale=14))
+
+
+#: pesos ilustrativos (não medidos) da figura da história: o decodificador, ao escrever "cat", olha para "gato"
+PESOS_ILUSTRATIVOS = (0.10, 0.80, 0.10)
+
+
+def desenhar_historia(axes: Sequence[Axes]) -> None:
+    """A figura da história, em dois eixos: à esquerda, o codificador–decodificador de 2014 (a frase
+    inteira vira **um** vetor ``c``); à direita, o decodificador com atenção, que a cada palavra olha
+    para **todos** os estados do codificador (as espessuras são :data:`PESOS_ILUSTRATIVOS`, ilustrativas).
+    Uso: ``fig, axes = plt.subplots(1, 2, figsize=(11, 4))``, esta função, ``plt.show()``.
+    """
+    axes[0].figure.subplots_adjust(left=0.01, right=0.99, wspace=0.04)
+    fonte, alvo = ("o", "gato", "dormiu"), ("the", "cat", "slept")
+    x_enc, x_dec, x_c = (0.0, 1.3, 2.6), (5.2, 6.5, 7.8), 3.9
+    for ax, com_atencao in zip(axes, (False, True)):
+        ax.set_xlim(-0.6, 8.4)
+        ax.set_ylim(-0.75, 3.3)
+        ax.axis("off")
+        for i, (x, palavra) in enumerate(zip(x_enc, fonte)):
+            ax.text(x, -0.45, palavra, ha="center", va="center", fontsize=12, style="italic")
+            _seta(ax, (x, -0.45), (x, 0.6), lw=1.2)
+            _caixa(ax, x, 0.9, f"h{i + 1}", CORES["q"])
+            if i:
+                _seta(ax, (x_enc[i - 1], 0.9), (x, 0.9), CORES["q"])
+        for i, (x, palavra) in enumerate(zip(x_dec, alvo)):
+            _caixa(ax, x, 0.9, f"s{i + 1}", CORES["k"])
+            _seta(ax, (x, 0.9), (x, 2.2), lw=1.2)
+            ax.text(x, 2.45, palavra, ha="center", va="center", fontsize=12, style="italic")
+            if i:
+                _seta(ax, (x_dec[i - 1], 0.9), (x, 0.9), CORES["k"])
+        if not com_atencao:
+            _caixa(ax, x_c, 0.9, "c", CORES["destaque"], largura=0.6, destaque=True)
+            _seta(ax, (x_enc[-1], 0.9), (x_c, 0.9), CORES["destaque"], lw=2.5)
+            _seta(ax, (x_c, 0.9), (x_dec[0], 0.9), CORES["destaque"], lw=2.5)
+            ax.text(x_c, 0.5, "a frase\ninteira num\nvetor só", ha="center", va="top", fontsize=10,
+                    color=CORES["destaque"], linespacing=1.1)
+            ax.set_title("Sutskever et al. (2014), Cho et al. (2014):\ncodificador–decodificador", fontsize=12)
+        else:
+            _seta(ax, (x_enc[-1], 0.9), (x_dec[0], 0.9), CORES["neutro"], lw=1.2, alpha=0.6)
+            for x, peso in zip(x_enc, PESOS_ILUSTRATIVOS):
+                ax.annotate("", xy=(x, 1.2), xytext=(x_dec[1], 1.2),
+                            arrowprops=dict(arrowstyle="-|>", color=CORES_GARGALO["atencao"], lw=1 + 9 * peso,
+                                            connectionstyle="arc3,rad=0.35", shrinkA=6, shrinkB=6,
+                                            mutation_scale=12))
+            ax.text(x_c, 3.25, "ao escrever “cat”, s2 olha para h1, h2, h3\n(espessura = peso; ilustrativo)",
+                    ha="center", va="top", fontsize=10.5, color=CORES_GARGALO["atencao"])
+            ax.set_title("Bahdanau, Cho e Bengio (2014):\natenção sobre os estados do codificador", fontsize=12)
+
 
 # ---------------------------------------------------------------------------------------------
 # Painéis
@@ -274,3 +334,139 @@ def check_passo_rnn(fn: Callable[..., Any]) -> bool:
     a convenção de vetor-linha (o erro de forma é explicado).
     """
     return conferir(PASSO_RNN, fn)
+
+
+def _estados(xs: np.ndarray, W_h: np.ndarray, W_x: np.ndarray, b: np.ndarray, h0: np.ndarray | None = None,
+             passo: Callable[..., np.ndarray] | None = None) -> np.ndarray:
+    """Os estados ``(T, n)`` de uma RNN que lê ``xs`` ``(T, d)`` a partir de ``h0`` (zero), com um ``passo``."""
+    passo = passo or (lambda h, x: np.tanh(W_h @ h + W_x @ x + b))
+    h = np.zeros(W_h.shape[0]) if h0 is None else h0
+    estados = []
+    for x in xs:
+        h = passo(h, x)
+        estados.append(h)
+    return np.array(estados)
+
+
+def _estado_antes_de_ler(xs: np.ndarray, W_h: np.ndarray, W_x: np.ndarray, b: np.ndarray) -> np.ndarray:
+    estados = _estados(xs, W_h, W_x, b)
+    return np.vstack([np.zeros((1, W_h.shape[0])), estados[:-1]])
+
+
+def _casos_ler_sequencia() -> list[Caso]:
+    passo = _casos_passo_rnn()[0].entradas
+    rng = np.random.default_rng(21)
+    rnn = recurrent.make_tanh_rnn(4, 8, seed=0)
+    quadrado = dict(xs=rng.normal(size=(5, 3)), W_h=rng.normal(size=(3, 3)) * 0.6, W_x=rng.normal(size=(3, 3)),
+                    b=rng.normal(size=3) * 0.1)
+    return [
+        Caso("com o exemplo pequeno (n = 2, d = 3) lendo os tokens 1, 0, 2", dict(
+            xs=np.eye(3)[[1, 0, 2]], W_h=passo["W_h"], W_x=passo["W_x"], b=passo["b"])),
+        Caso("com os pesos de rnn_pequena (n = 4) lendo os 7 tokens [3, 1, 4, 1, 5, 2, 6]", dict(
+            xs=recurrent.one_hot([3, 1, 4, 1, 5, 2, 6], 8), W_h=rnn.W_h, W_x=rnn.W_x, b=rnn.b)),
+        Caso("num caso quadrado (n = d = 3, T = 5)", quadrado),
+        Caso("com um token só (T = 1)", dict(xs=np.eye(3)[[2]], W_h=passo["W_h"], W_x=passo["W_x"], b=passo["b"])),
+    ]
+
+
+LER_SEQUENCIA = Exercicio(
+    nome="RNN lendo uma sequência",
+    casos=_casos_ler_sequencia,
+    certo=lambda **e: _estados(**e),
+    acerto=lambda: "Correto! Um laço, um estado que passa de um token para o seguinte e uma linha por token: "
+                   f"{len(_casos_ler_sequencia()[1].entradas['xs'])} tokens lidos, e cada linha ainda tem só "
+                   f"{_casos_ler_sequencia()[1].entradas['W_h'].shape[0]} números. Tudo o que a rede sabe da "
+                   "sequência está na última linha.",
+    erros=[
+        Erro("só o estado final",
+             "Você devolveu só o estado final, de forma (n,). Queremos **todos** os estados, um por token: um array "
+             "(T, n) em que a linha t é o estado depois de ler o token t (a última linha é o estado final).",
+             resposta=lambda **e: _estados(**e)[-1]),
+        Erro("incluiu o estado inicial",
+             "Você incluiu o estado inicial h = 0 como primeira linha: o resultado tem T + 1 linhas. A linha t deve "
+             "ser o estado **depois** de ler o token t, então são T linhas, e a primeira já leu o primeiro token.",
+             resposta=lambda **e: np.vstack([np.zeros((1, e["W_h"].shape[0])), _estados(**e)])),
+        Erro("guardou o estado antes de ler o token",
+             "Cada linha está um passo atrasada: você guardou o estado **antes** de ler o token (a primeira linha "
+             "é o h = 0 inicial e o último token nunca entra). Atualize h com o token e só depois guarde.",
+             resposta=lambda **e: _estado_antes_de_ler(**e)),
+        Erro("o estado não passa adiante",
+             "Cada linha só depende do seu token: o estado não passou de um passo para o seguinte (você usou o h = 0 "
+             "inicial em todo passo, ou esqueceu de reatribuir h). Dentro do laço, o h novo precisa virar o h do "
+             "próximo passo: h = passo(h, x).",
+             resposta=lambda xs, W_h, W_x, b: np.tanh(xs @ W_x.T + b)),
+        Erro("o mesmo array guardado T vezes",
+             "Todas as linhas saíram iguais ao estado final: você guardou T vezes **o mesmo array** e foi mudando o "
+             "conteúdo dele (por exemplo h[:] = … ou h += …, depois estados.append(h)). No numpy, append guarda uma "
+             "referência, não uma cópia: escreva h = … (um array novo a cada passo) ou guarde h.copy().",
+             resposta=lambda **e: np.repeat(_estados(**e)[-1:], len(e["xs"]), axis=0)),
+        Erro("leu de trás para frente",
+             "Você leu os tokens de trás para frente (do último para o primeiro). A RNN lê na ordem da sequência: o "
+             "primeiro estado é o de depois do token 0.",
+             resposta=lambda xs, W_h, W_x, b: _estados(xs[::-1], W_h, W_x, b) if len(xs) > 1 else None),
+        Erro("estados na ordem inversa",
+             "A conta está certa, mas as linhas saíram na ordem inversa (a primeira é o estado final). A linha t deve "
+             "ser o estado depois do token t: não inverta a lista no fim.",
+             resposta=lambda **e: _estados(**e)[::-1] if len(e["xs"]) > 1 else None),
+        Erro("passo sem o tanh",
+             "O laço está certo, mas o passo não: faltou o tanh. Use o passo do exercício anterior, "
+             "tanh(W_h h + W_x x + b).",
+             resposta=lambda xs, W_h, W_x, b: _estados(xs, W_h, W_x, b, passo=lambda h, x: W_h @ h + W_x @ x + b)),
+        Erro("passo com W_h transposta",
+             "O laço está certo, mas o passo não: W_h entrou transposta (h @ W_h no lugar de W_h @ h). Use o passo do "
+             "exercício anterior, tanh(W_h h + W_x x + b).",
+             resposta=lambda xs, W_h, W_x, b: _estados(xs, W_h, W_x, b,
+                                                        passo=lambda h, x: np.tanh(h @ W_h + W_x @ x + b))),
+    ],
+    explica_forma=lambda **_: _FORMAS_RNN + " Aqui xs tem forma (T, d): xs[t] é o token t, um vetor (d,).",
+    dica_de_forma="O resultado tem uma linha por token e n colunas: forma (T, n).",
+    dica_de_valor="Confira o seu passo com o corretor do exercício anterior, e confira que o laço começa de h = 0.",
+)
+
+
+@corretor_de(LER_SEQUENCIA)
+def check_ler_sequencia(fn: Callable[..., Any]) -> bool:
+    """Confere ``fn(xs, W_h, W_x, b)``: os estados ``(T, n)`` de uma RNN tanh que lê ``xs`` ``(T, d)`` a partir
+    de ``h = 0``; a linha ``t`` é o estado depois de ler o token ``t``.
+
+    Casos: o exemplo pequeno do notebook, os pesos de ``rnn_pequena`` com 7 tokens, um caso quadrado
+    (``n = d``) e uma sequência de um token só. Reconhece cada erro de :data:`LER_SEQUENCIA` (só o estado
+    final, o estado inicial incluído, um passo de atraso, o estado que não passa adiante, o mesmo array
+    guardado ``T`` vezes, a ordem invertida na leitura ou na saída e um passo errado dentro do laço).
+    """
+    return conferir(LER_SEQUENCIA, fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# Prever, depois conferir
+# ---------------------------------------------------------------------------------------------
+
+PREVISAO_CAPACIDADE = Previsao(
+    nome="quantos tokens cabem no estado",
+    certo=16,
+    formato=NumeroAproximado(casas=0),
+    revelar="Um estado de n = 32 números, lido por uma leitura linear, reconstrói no máximo 32 números da sequência; "
+            "cada token ocupa d = 2, então cabem 32 / 2 = 16 tokens inteiros. Com T = 16, T·d = 32 = n. A figura "
+            "a seguir mede isso: a melhor rede possível reconstrói tudo até T = 16 e, depois, só 16 tokens — nenhuma "
+            "rede com leitura linear passa do teto.",
+    erros=[
+        Erro("um token por número", "Você contou um token por número do estado, mas cada token ocupa d = 2 números: "
+                                    "um estado de 32 números guarda 32 números da sequência, ou seja, 32 / 2 tokens.",
+             resposta=lambda: 32),
+        Erro("multiplicou n por d", "Você multiplicou n por d. A pergunta é quantos tokens de 2 números cabem em 32 "
+                                    "números: uma divisão, 32 / 2.", resposta=lambda: 64),
+        Erro("o tamanho de um token", "2 é o tamanho de um token (d), não quantos cabem: 32 números guardam 32 / 2 "
+                                      "tokens de 2 números.", resposta=lambda: 2),
+        Erro("um a menos", "Com T = 16 a sequência tem 16 · 2 = 32 números, exatamente n: ainda cabe (T·d ≤ n).",
+             resposta=lambda: 15),
+        Erro("um a mais", "Com T = 17 a sequência tem 17 · 2 = 34 números, mais que os 32 do estado: já não cabe.",
+             resposta=lambda: 17),
+    ],
+)
+
+
+@corretor_de(PREVISAO_CAPACIDADE)
+def check_previsao_capacidade(previsao: Any) -> bool:
+    """Confere a previsão do maior ``T`` que um estado de ``n = 32`` números guarda inteiro (tokens de
+    ``d = 2`` números, leitura linear): ``n / d = 16``. Mostra a resposta mesmo sem previsão."""
+    return conferir_previsao(PREVISAO_CAPACIDADE, previsao)

@@ -1,4 +1,4 @@
-"""Lição "Produto escalar" (notebook ``produto_escalar``): setas q e k, o ranking de keys (figuras e painéis) e o corretor dos escores de uma query.
+"""Lição "Produto escalar" (notebook ``produto_escalar``): setas q e k, o ranking de keys (figuras e painéis), a previsão de qual key vence e os corretores dos escores de uma query e dos escores por cosseno com temperatura.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from .. import plots
-from ..corretor import Caso, Erro, Exercicio, conferir, corretor_de
+from ..corretor import Caso, Erro, Exercicio, Previsao, Texto, conferir, conferir_previsao, corretor_de
 from ..formato import subscrito
 from ..paineis import Painel, slider, tabela
 from ..plots import CORES
@@ -375,3 +375,132 @@ def check_escores(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
     valor absoluto e escores devolvidos já ordenados.
     """
     return conferir(ESCORES, fn)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# A variante por cosseno, com temperatura (como no Swin Transformer V2)
+# ---------------------------------------------------------------------------------------------
+
+
+def _cos(q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    return K @ q / (np.linalg.norm(K, axis=1) * np.linalg.norm(q))
+
+
+def _casos_cosseno() -> list[Caso]:
+    return [
+        Caso("com q (3,), K (4, 3) e tau = 0.5", {
+            "q": np.array([2.0, 0.0, 1.0]), "K": np.array([[1.0, 2.0, 0.0], [0.0, 1.0, -1.0], [3.0, 0.0, 1.0],
+                                                        [-1.0, 1.0, 2.0]]), "tau": 0.5}),
+        Caso("no exemplo resolvido (q = (1, 0), keys (1, 0), (0, 1) e (0.5, 0.5)) com tau = 1",
+             {"q": np.array([1.0, 0.0]), "K": np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]), "tau": 1.0}),
+        Caso("com q (2,), K (2, 2), uma K quadrada, e tau = 0.1",
+             {"q": np.array([3.0, 1.0]), "K": np.array([[2.0, 1.0], [0.0, -4.0]]), "tau": 0.1}),
+        Caso("com uma key longa e uma curta na mesma direção (K (2, 2)) e tau = 0.25",
+             {"q": np.array([0.0, 2.0]), "K": np.array([[3.0, 4.0], [0.3, 0.4]]), "tau": 0.25}),
+    ]
+
+
+ESCORES_COSSENO = Exercicio(
+    nome="escores por cosseno com temperatura",
+    casos=_casos_cosseno,
+    certo=lambda q, K, tau: _cos(q, K) / tau,
+    acerto="Correto! cos(q, kᵢ) / τ: cada key dividida pelo próprio comprimento, a query também, e a temperatura "
+           "devolve o botão de nitidez que a normalização tirou. Repare no último caso: a key longa e a curta, na "
+           "mesma direção, empatam — o cosseno não vê o comprimento.",
+    erros=[
+        Erro("sem normalizar",
+             "Você devolveu o produto escalar dividido por τ, sem normalizar. O cosseno divide q·kᵢ pelos comprimentos: "
+             "|q| e |kᵢ|.",
+             resposta=lambda q, K, tau: K @ q / tau),
+        Erro("só as keys normalizadas",
+             "Você dividiu só pelos comprimentos das keys. Falta dividir também pelo comprimento da query, |q|: "
+             "cos θ = q·k / (|q| |k|).",
+             resposta=lambda q, K, tau: K @ q / np.linalg.norm(K, axis=1) / tau),
+        Erro("só a query normalizada",
+             "Você dividiu só pelo comprimento da query. Cada key também precisa ser dividida pelo **seu** "
+             "comprimento: np.linalg.norm(K, axis=1) dá um comprimento por linha.",
+             resposta=lambda q, K, tau: K @ q / np.linalg.norm(q) / tau),
+        Erro("norma da matriz inteira",
+             "Você dividiu pela norma da matriz K inteira (np.linalg.norm(K) sem axis), um número só. Cada key tem o "
+             "seu comprimento: np.linalg.norm(K, axis=1), um por linha.",
+             resposta=lambda q, K, tau: K @ q / (np.linalg.norm(K) * np.linalg.norm(q)) / tau),
+        Erro("normas das colunas",
+             "Você calculou as normas das **colunas** de K (axis=0). As keys são as linhas: np.linalg.norm(K, axis=1) "
+             "(ou axis=-1) dá o comprimento de cada key.",
+             resposta=lambda q, K, tau: (K @ q / (np.linalg.norm(K, axis=0) * np.linalg.norm(q)) / tau
+                                         if K.shape[0] == K.shape[1] else None)),
+        Erro("normas ao quadrado",
+             "Você dividiu pelos comprimentos ao quadrado (|q|² |kᵢ|², como q·q e k·k). O cosseno divide pelos "
+             "comprimentos: |q| = √(q·q).",
+             resposta=lambda q, K, tau: K @ q / (np.sum(K**2, axis=1) * np.sum(q**2)) / tau),
+        Erro("multiplicou por τ",
+             "Você multiplicou por τ; aqui a temperatura **divide**, como no Swin Transformer V2 (e como na "
+             "temperatura da softmax do notebook 04): τ pequeno deixa os escores maiores e a atenção mais concentrada.",
+             resposta=lambda q, K, tau: _cos(q, K) * tau),
+        Erro("sem a temperatura",
+             "Você devolveu o cosseno puro, sem a temperatura. Divida por τ: é ela que deixa os escores saírem do "
+             "intervalo de −1 a 1.",
+             resposta=lambda q, K, tau: _cos(q, K)),
+        Erro("devolveu o ângulo",
+             "Você devolveu o ângulo θ (arccos do cosseno), não o cosseno. O escore é cos θ / τ: grande quando o ângulo "
+             "é pequeno.",
+             resposta=lambda q, K, tau: np.arccos(np.clip(_cos(q, K), -1, 1)) / tau),
+        Erro("q @ K sem transpor",
+             "Você calculou q @ K sem transpor. Com K quadrada isso roda, mas combina as **linhas** de K; não compara q "
+             "com cada key. Cada key é uma linha de K: use K @ q (ou q @ K.T).",
+             resposta=lambda q, K, tau: (q @ K / (np.linalg.norm(K, axis=1) * np.linalg.norm(q)) / tau
+                                         if K.shape[0] == K.shape[1] else None)),
+    ],
+    explica_forma=lambda q, K, **_: explica_forma_q_k(q, K),
+    dica_de_forma="Os escores são um vetor (n,): um escore por key, na ordem das linhas de K.",
+)
+
+
+@corretor_de(ESCORES_COSSENO)
+def check_escores_cosseno(fn: Callable[[np.ndarray, np.ndarray, float], Any]) -> bool:
+    """Confere ``fn(q, K, tau)`` = ``cos(q, kᵢ) / tau`` para cada key (linha de ``K`` ``(n, d)``): um vetor ``(n,)``.
+
+    É a atenção por cosseno escalada do Swin Transformer V2 (sem o viés de posição dele). Reconhece cada erro de
+    :data:`ESCORES_COSSENO`: sem normalizar, só as keys ou só a query normalizadas, a norma da matriz inteira ou das
+    colunas, as normas ao quadrado, ``τ`` multiplicando ou ausente, o ângulo no lugar do cosseno e ``q @ K`` sem
+    transpor.
+    """
+    return conferir(ESCORES_COSSENO, fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# Prever, depois conferir
+# ---------------------------------------------------------------------------------------------
+
+
+def _vencedora_padrao() -> str:
+    q = _polar(30.0, 1.5)
+    return nomes_keys(len(KEYS_RANKING))[int(np.argmax(KEYS_RANKING @ q))]
+
+
+PREVISAO_VENCEDORA = Previsao(
+    nome="qual key vence",
+    certo=_vencedora_padrao,
+    formato=Texto(),
+    revelar="k₂ vence com escore 2,84: ela é menos alinhada com q do que k₁ (cosseno 0,75 contra 0,91), mas é bem mais "
+            "longa (|k₂| ≈ 2,53 contra |k₁| ≈ 1,10), e o produto escalar multiplica pelo comprimento. k₁ fica em "
+            "segundo, com 1,50.",
+    erros=[
+        Erro("a mais alinhada", "k₁ é a mais alinhada com q (o menor ângulo), e venceria pelo cosseno. Mas o produto "
+                                "escalar é |q| |k| cos θ: o comprimento da key também entra.", resposta=lambda: "k1"),
+        Erro("a quase perpendicular", "k₄ está quase em cima da reta tracejada, quase perpendicular a q: o escore "
+                                      "dela fica perto de 0.", resposta=lambda: "k4"),
+        Erro("uma do outro lado da reta", "k₃ está do outro lado da reta tracejada, e o escore dela é negativo: q·k < 0 "
+                                 "quando o ângulo passa de 90°.", resposta=lambda: "k3"),
+        Erro("a mais oposta", "k₅ aponta quase para o lado contrário de q: tem o escore mais negativo de "
+                                      "todos.", resposta=lambda: "k5"),
+    ],
+)
+
+
+@corretor_de(PREVISAO_VENCEDORA)
+def check_previsao_vencedora(previsao: Any) -> bool:
+    """Confere a previsão de qual key de :data:`KEYS_RANKING` vence para ``q`` a 30° com comprimento 1.5 (``"k2"``;
+    aceita ``"k₂"``, ``"K2"``). Mostra a resposta mesmo sem previsão."""
+    return conferir_previsao(PREVISAO_VENCEDORA, previsao)

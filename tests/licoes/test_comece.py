@@ -3,7 +3,10 @@
 import numpy as np
 import pytest
 
+from helpers.corretor import corrigir, corrigir_previsao
+from helpers.licoes import comece
 from helpers.licoes.comece import REQUISITOS, _versao, check_produto_escalar, verificar_ambiente
+from tests._corretor import confere_erro_nomeado
 
 
 def _tudo(v="99.0"):
@@ -75,3 +78,52 @@ def test_check_produto_escalar_stub(capsys):
 
     assert check_produto_escalar(produto_escalar) is False
     assert "ainda não foi implementada" in capsys.readouterr().out
+
+
+# --- todo erro nomeado do produto escalar, e formas certas diferentes ---------------------------------
+
+
+EXEMPLOS_PE = {
+    "produto sem a soma": (lambda q, k: q * k, "esqueceu de **somar**"),
+    "somou os vetores": lambda q, k: q + k,
+    "multiplicou as somas": lambda q, k: q.sum() * k.sum(),
+    "só a primeira coordenada": lambda q, k: q[0] * k[0],
+}
+
+
+@pytest.mark.parametrize("nome", list(EXEMPLOS_PE))
+def test_produto_escalar_names_every_mistake(nome):
+    confere_erro_nomeado(comece.PRODUTO_ESCALAR, EXEMPLOS_PE, nome)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda q, k: float(np.sum(q * k)),
+    lambda q, k: np.float32(sum(float(a) * float(b) for a, b in zip(q, k))),
+    lambda q, k: np.array(q @ k),
+    lambda q, k: np.einsum("i,i->", q, k),
+])
+def test_produto_escalar_accepts_right_answers_written_differently(fn):
+    assert corrigir(comece.PRODUTO_ESCALAR, fn).ok
+
+
+# --- a previsão: q·k com q perpendicular a k ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("previsao", "erro"), [(2.121, "girar não muda q·k"), ("2,12", "girar não muda q·k"),
+                                               (3, "só os comprimentos"), (-3, "perpendicular confundido com oposto"),
+                                               (1.5, "valor"), ("zero", "tipo"), (None, "pendente")])
+def test_previsao_perpendicular_names_the_misconception(previsao, erro):
+    v = corrigir_previsao(comece.PREVISAO_PERPENDICULAR, previsao)
+    assert not v.ok and v.erro == erro, v.mensagem
+    assert "A resposta: 0" in v.mensagem
+
+
+@pytest.mark.parametrize("previsao", [0, 0.0, "0", "0,00", -0.001, np.float64(0.004)])
+def test_previsao_perpendicular_accepts_zero(previsao):
+    assert corrigir_previsao(comece.PREVISAO_PERPENDICULAR, previsao).ok
+
+
+def test_previsao_perpendicular_is_what_the_panel_shows():
+    painel = comece.painel_produto_escalar(mover_k=False)
+    assert abs(painel.definir(angulo_q=165)["produto"]) < 1e-12
+    assert painel.definir(angulo_q=30)["produto"] == pytest.approx(2.121, abs=5e-4)

@@ -1,13 +1,16 @@
-"""Notebook 03: o painel da escala √d, a norma do jacobiano da softmax e o corretor
-``check_escores_escalados``."""
+"""Notebook 03: o painel da escala √d, o gradiente que chega à query, a figura da saturação, a previsão da
+variância e os corretores ``check_escores_escalados`` e ``check_pesos_de_atencao``."""
 
 import math
 
 import numpy as np
 import pytest
 
+from helpers import attention
+from helpers.corretor import corrigir, corrigir_previsao
 from helpers.licoes import escala as licao
 from helpers.licoes.escala import check_escores_escalados
+from tests._corretor import confere_erro_nomeado
 
 
 def _softmax(x):
@@ -19,18 +22,31 @@ def _norma_jacobiano(p):
     return float(np.linalg.norm(np.diag(p) - np.outer(p, p)))
 
 
-# --- norma do jacobiano --------------------------------------------------------------------------
+# --- o gradiente que chega à query ------------------------------------------------------------------
 
 
-def test_norma_jacobiano_matches_matrix_and_closed_forms():
+def _gradiente_por_diferencas(q, K, divisor, h=1e-6):
+    """‖∂s/∂q‖ por diferenças finitas, empurrando cada coordenada de q (como no notebook)."""
+    colunas = []
+    for e in np.eye(len(q)):
+        colunas.append((_softmax(K @ (q + h * e) / divisor) - _softmax(K @ (q - h * e) / divisor)) / (2 * h))
+    return float(np.linalg.norm(np.column_stack(colunas)))
+
+
+@pytest.mark.parametrize("divisor", [1.0, 2.0, 8.0])
+def test_gradiente_da_query_matches_finite_differences(divisor):
     rng = np.random.default_rng(0)
-    P = np.array([_softmax(x) for x in rng.normal(size=(5, 7)) * 3])
-    np.testing.assert_allclose(licao._norma_do_jacobiano(P), [_norma_jacobiano(p) for p in P])
-    # pesos uniformes sobre n: ‖J‖² = (n − 1)/n²  → 16 keys: √15 / 16 ≈ 0.242
-    assert licao._norma_do_jacobiano(np.full(16, 1 / 16)) == pytest.approx(math.sqrt(15) / 16)
-    assert licao._norma_do_jacobiano(np.eye(4)[1]) == 0.0
-    # quase one-hot: ainda positivo e minúsculo (a forma matricial não perde a precisão)
-    assert 0 < licao._norma_do_jacobiano(_softmax(np.array([30.0, 0.0, 0.0]))) < 1e-11
+    q, K = rng.normal(size=8), rng.normal(size=(5, 8))
+    pesos = _softmax(K @ q / divisor)
+    assert licao.gradiente_da_query(pesos, K, divisor) == pytest.approx(_gradiente_por_diferencas(q, K, divisor), rel=1e-6)
+    lote = licao.gradiente_da_query(np.stack([pesos, pesos]), np.stack([K, K]), divisor)
+    assert lote.shape == (2,) and lote[1] == pytest.approx(lote[0])
+
+
+def test_gradiente_da_query_vanishes_when_the_softmax_saturates():
+    K = np.eye(3)
+    assert licao.gradiente_da_query(_softmax(np.array([30.0, 0.0, 0.0])), K, 1.0) < 1e-11
+    assert licao.gradiente_da_query(np.full(3, 1 / 3), K, 1.0) == pytest.approx(math.sqrt(2) / 3)  # ‖I/3 − 1/9‖
 
 
 # --- painel ---------------------------------------------------------------------------------------
@@ -50,7 +66,8 @@ def _confere_estado(estado, d, escalar):
     p = _softmax(esperado)
     np.testing.assert_allclose(estado["pesos"], p, rtol=1e-9, atol=1e-15)
     assert estado["peso_max"] == pytest.approx(p.max())
-    assert estado["norma_grad"] == pytest.approx(_norma_jacobiano(p), rel=1e-6, abs=1e-15)
+    divisor = math.sqrt(d) if escalar else 1.0
+    assert estado["norma_grad"] == pytest.approx(_gradiente_por_diferencas(q, K, divisor), rel=1e-4, abs=1e-12)
     assert estado["d"] == d and estado["escalar"] is escalar
 
 
@@ -95,10 +112,11 @@ def test_score_spread_grows_like_sqrt_d_and_scaling_keeps_it_near_one(painel):
 def test_saturation_and_vanishing_gradient_without_scaling(painel):
     sem = dict(painel.definir(d=1024, escalar=False))
     com = dict(painel.definir(d=1024, escalar=True))
-    assert sem["peso_max"] > 0.999 and sem["norma_grad"] < 1e-4  # one-hot: quase nada de gradiente
+    assert sem["peso_max"] > 0.999 and sem["norma_grad"] < 1e-3  # one-hot: quase nada de gradiente
     assert com["peso_max"] < 0.5 and com["norma_grad"] > 0.2
     pequeno = painel.definir(d=2, escalar=False)
     assert pequeno["peso_max"] < 0.5 and pequeno["norma_grad"] > 0.2  # em d = 2 ainda não satura
+    assert "‖∂s/∂q‖" in painel.texto.value
 
 
 def test_other_seeds_and_sizes_work():
@@ -198,3 +216,142 @@ def test_check_escores_escalados_names_the_mistake(fn, explicacao, capsys):
 def test_check_escores_escalados_dot_mistake_with_right_scale_is_called_out(capsys):
     assert check_escores_escalados(escalados_cosseno) is False
     assert "A divisão por √d está lá" in capsys.readouterr().out
+
+
+EXEMPLOS_ESCALADOS = {
+    "sem escala": escalados_sem_escala,
+    "÷d em vez de ÷√d": escalados_por_d,
+    "×√d em vez de ÷√d": escalados_multiplica,
+    "÷(d/2): a precedência de d ** 1/2": escalados_precedencia_escala,
+    "÷2d: a precedência de / d ** 1/2": escalados_precedencia,
+    "raiz do número de keys": escalados_numero_de_keys,
+    "softmax já aplicada": escalados_softmax,
+    "produto sem a soma (com a escala)": escalados_sem_soma,
+    "soma no eixo errado (com a escala)": lambda q, K: np.sum(q * K, axis=0) / np.sqrt(len(q)),
+    "tudo somado num número só (com a escala)": lambda q, K: np.sum(q * K) / np.sqrt(len(q)),
+    "cosseno no lugar do produto escalar (com a escala)": escalados_cosseno,
+    "keys normalizadas (com a escala)": lambda q, K: K @ q / np.linalg.norm(K, axis=1) / np.sqrt(len(q)),
+    "query normalizada (com a escala)": lambda q, K: K @ q / np.linalg.norm(q) / np.sqrt(len(q)),
+    "valor absoluto (com a escala)": lambda q, K: np.abs(K @ q) / np.sqrt(len(q)),
+    "escores já ordenados (com a escala)": lambda q, K: np.sort(K @ q)[::-1] / np.sqrt(len(q)),
+    "escores ordenados do menor ao maior (com a escala)": lambda q, K: np.sort(K @ q) / np.sqrt(len(q)),
+    "q @ K sem transpor (com a escala)": (escalados_q_at_K, "nem roda"),
+}
+
+
+@pytest.mark.parametrize("nome", list(EXEMPLOS_ESCALADOS))
+def test_escores_escalados_names_every_mistake(nome):
+    confere_erro_nomeado(licao.ESCORES_ESCALADOS, EXEMPLOS_ESCALADOS, nome)
+
+
+# --- a previsão da variância -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("previsao", "erro"), [(8, "o desvio-padrão"), (1, "a variância de um termo"), (0, "a média"),
+                                               (4096, "d ao quadrado"), ("128", "somou as variâncias de q e de k"),
+                                               (32, "valor"), (None, "pendente")])
+def test_previsao_variancia_names_the_misconception(previsao, erro):
+    v = corrigir_previsao(licao.PREVISAO_VARIANCIA, previsao)
+    assert not v.ok and v.erro == erro, v.mensagem
+    assert "A resposta: 64" in v.mensagem
+
+
+@pytest.mark.parametrize("previsao", [64, 64.0, "64", "64,2", 63.6])
+def test_previsao_variancia_accepts_64(previsao):
+    assert corrigir_previsao(licao.PREVISAO_VARIANCIA, previsao).ok
+
+
+def test_previsao_variancia_is_what_is_measured():
+    rng = np.random.default_rng(0)
+    z = np.sum(rng.standard_normal((20000, 64)) * rng.standard_normal((20000, 64)), axis=1)
+    assert z.var() == pytest.approx(licao.PREVISAO_VARIANCIA.certo, rel=0.05)
+
+
+# --- a peça de verdade: pesos de atenção de um lote --------------------------------------------------
+
+
+def pesos_ok(Q, K):
+    return attention.softmax(Q @ K.T / np.sqrt(K.shape[1]), axis=-1)
+
+
+def pesos_a_mao(Q, K):
+    z = Q @ K.T / np.sqrt(K.shape[1])
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def pesos_laco_lista(Q, K):
+    linhas = []
+    for q in Q:
+        z = [float(np.dot(q, k)) / math.sqrt(len(q)) for k in K]
+        m = max(z)
+        e = [math.exp(x - m) for x in z]
+        linhas.append([x / sum(e) for x in e])
+    return linhas
+
+
+def pesos_einsum_float32(Q, K):
+    z = np.einsum("md,nd->mn", Q, K) / np.float32(np.sqrt(K.shape[-1]))
+    return attention.softmax(z.astype(np.float32), axis=-1)
+
+
+def pesos_via_escores_escalados(Q, K):
+    return np.stack([attention.softmax(escalados_ok(q, K)) for q in Q])
+
+
+@pytest.mark.parametrize("fn", [pesos_ok, pesos_a_mao, pesos_laco_lista, pesos_einsum_float32,
+                                pesos_via_escores_escalados])
+def test_pesos_de_atencao_accepts_right_answers_written_differently(fn, capsys):
+    assert licao.check_pesos_de_atencao(fn) is True
+    assert "(0.4555, 0.2246, 0.3199)" in capsys.readouterr().out
+
+
+def _instavel(tirar):
+    def pesos(Q, K):
+        z = Q @ K.T / np.sqrt(K.shape[1])
+        e = np.exp(z - tirar(z))
+        return e / e.sum(axis=-1, keepdims=True)
+    return pesos
+
+
+EXEMPLOS_PESOS = {
+    "sem subtrair o máximo (instável)": (_instavel(lambda z: 0.0), "NaN ou inf"),
+    "subtraiu o mínimo (instável)": _instavel(lambda z: z.min(axis=-1, keepdims=True)),
+    "um máximo só para o lote inteiro (instável)": _instavel(lambda z: z.max()),
+    "sem escala": lambda Q, K: attention.softmax(Q @ K.T, axis=-1),
+    "÷d em vez de ÷√d": lambda Q, K: attention.softmax(Q @ K.T / K.shape[1], axis=-1),
+    "raiz do número de keys": lambda Q, K: attention.softmax(Q @ K.T / np.sqrt(K.shape[0]), axis=-1),
+    "sem a softmax": lambda Q, K: Q @ K.T / np.sqrt(K.shape[1]),
+    "softmax no eixo errado": lambda Q, K: attention.softmax(Q @ K.T / np.sqrt(K.shape[1]), axis=0),
+    "normalizou pela matriz inteira": lambda Q, K: (lambda z: np.exp(z - z.max()) / np.exp(z - z.max()).sum())(
+        Q @ K.T / np.sqrt(K.shape[1])),
+    "queries e keys trocadas": lambda Q, K: attention.softmax(K @ Q.T / np.sqrt(K.shape[1]), axis=-1),
+    "pesos transpostos": lambda Q, K: pesos_ok(Q, K).T,
+}
+
+
+@pytest.mark.parametrize("nome", list(EXEMPLOS_PESOS))
+def test_pesos_de_atencao_names_every_mistake(nome):
+    confere_erro_nomeado(licao.PESOS_ATENCAO, EXEMPLOS_PESOS, nome)
+
+
+def test_pesos_de_atencao_stub_and_wrong_type():
+    def esqueleto(Q, K):
+        raise NotImplementedError
+
+    assert corrigir(licao.PESOS_ATENCAO, esqueleto).erro == "pendente"
+    assert corrigir(licao.PESOS_ATENCAO, lambda Q, K: "pesos").erro == "tipo"
+
+
+def test_saturation_figure_draws_every_divisor():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dims = [2, 4, 8]
+    fig, axes = plt.subplots(1, 2)
+    licao.desenhar_saturacao(axes, dims, np.full((3, 3), 0.5), np.full((3, 3), 0.1), n_keys=16)
+    assert [t.get_text() for t in axes[1].get_legend().get_texts()] == ["sem escala", "÷ √d", "÷ d"]
+    assert axes[1].get_yscale() == "log"
+    plt.close(fig)

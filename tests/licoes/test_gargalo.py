@@ -1,11 +1,19 @@
-"""Notebook 01: o painel do gargalo recorrente e o corretor de um passo de RNN."""
+"""Notebook 01: o painel do gargalo recorrente, as figuras da capacidade e da história e os corretores
+(passo da RNN, RNN lendo uma sequência, previsão da capacidade)."""
 
-import numpy as np
-import pytest
+import matplotlib
 
-from helpers import recurrent as r
-from helpers.licoes import gargalo as licao
-from helpers.licoes.gargalo import check_passo_rnn
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from helpers import recurrent as r  # noqa: E402
+from helpers.corretor import corrigir, corrigir_previsao  # noqa: E402
+from helpers.licoes import gargalo as licao  # noqa: E402
+from helpers.licoes.gargalo import check_passo_rnn  # noqa: E402
+from tests._corretor import confere_erro_nomeado  # noqa: E402
 
 # --- painel_gargalo --------------------------------------------------------------------------------
 
@@ -203,3 +211,214 @@ def test_check_passo_rnn_unknown_mistake_shows_expected(capsys):
     assert check_passo_rnn(passo_dobrado) is False
     out = capsys.readouterr().out
     assert "esperava [-0.4219,  0.8483]" in out
+
+
+EXEMPLOS_PASSO = {
+    "sem o tanh": passo_sem_tanh,
+    "sigmoide no lugar do tanh": passo_sigmoide,
+    "ReLU no lugar do tanh": passo_relu,
+    "sem o viés": passo_sem_vies,
+    "viés fora do tanh": passo_vies_fora,
+    "tanh só em W_h h": passo_tanh_parcial,
+    "sem o estado anterior": passo_sem_estado,
+    "sem a entrada": passo_sem_entrada,
+    "W_h transposta": passo_transposta,
+    "somou o estado antigo": passo_residual,
+    "* no lugar de @": passo_estrela,
+    "matrizes trocadas": (passo_trocado, "nem roda"),
+    "convenção de vetor-linha": passo_vetor_linha,
+}
+
+
+@pytest.mark.parametrize("nome", list(EXEMPLOS_PASSO))
+def test_passo_rnn_names_every_mistake(nome):
+    confere_erro_nomeado(licao.PASSO_RNN, EXEMPLOS_PASSO, nome)
+
+
+# --- check_ler_sequencia -------------------------------------------------------------------------
+
+
+def ler_laco(xs, W_h, W_x, b):
+    h = np.zeros(W_h.shape[0])
+    estados = []
+    for x in xs:
+        h = np.tanh(W_h @ h + W_x @ x + b)
+        estados.append(h)
+    return np.array(estados)
+
+
+def ler_prealocado_float32(xs, W_h, W_x, b):
+    T, n = len(xs), W_h.shape[0]
+    estados = np.zeros((T, n), dtype=np.float32)
+    h = np.zeros(n)
+    for t in range(T):
+        h = r.rnn_step(h, xs[t], W_h, W_x, b)
+        estados[t] = h
+    return estados
+
+
+def ler_lista_de_listas(xs, W_h, W_x, b):
+    h = [0.0] * W_h.shape[0]
+    saida = []
+    for x in xs:
+        h = list(np.tanh(W_h @ np.array(h) + W_x @ x + b))
+        saida.append(h)
+    return saida
+
+
+def ler_vetor_linha(xs, W_h, W_x, b):
+    h = np.zeros(W_h.shape[0])
+    estados = []
+    for x in xs:
+        h = np.tanh(h @ W_h.T + x @ W_x.T + b)  # a mesma conta, com vetores-linha
+        estados.append(h.copy())
+    return np.stack(estados)
+
+
+def ler_com_o_modelo(xs, W_h, W_x, b):
+    return r.TanhRNN(np.asarray(W_h), np.asarray(W_x), np.asarray(b)).run(xs)
+
+
+def _estados_ref(xs, W_h, W_x, b, passo=None):
+    return licao._estados(xs, W_h, W_x, b, passo=passo)
+
+
+def ler_so_final(xs, W_h, W_x, b):
+    return ler_laco(xs, W_h, W_x, b)[-1]
+
+
+def ler_com_h0(xs, W_h, W_x, b):
+    return np.vstack([np.zeros(W_h.shape[0]), ler_laco(xs, W_h, W_x, b)])
+
+
+def ler_atrasado(xs, W_h, W_x, b):
+    h = np.zeros(W_h.shape[0])
+    estados = []
+    for x in xs:
+        estados.append(h)
+        h = np.tanh(W_h @ h + W_x @ x + b)
+    return np.array(estados)
+
+
+def ler_sem_carregar(xs, W_h, W_x, b):
+    h = np.zeros(W_h.shape[0])
+    estados = []
+    for x in xs:
+        h_novo = np.tanh(W_h @ h + W_x @ x + b)  # esqueceu h = h_novo
+        estados.append(h_novo)
+    return np.array(estados)
+
+
+def ler_mesmo_array(xs, W_h, W_x, b):
+    h = np.zeros(W_h.shape[0])
+    estados = []
+    for x in xs:
+        h[:] = np.tanh(W_h @ h + W_x @ x + b)
+        estados.append(h)
+    return estados
+
+
+def ler_de_tras(xs, W_h, W_x, b):
+    return ler_laco(xs[::-1], W_h, W_x, b)
+
+
+def ler_invertido(xs, W_h, W_x, b):
+    return ler_laco(xs, W_h, W_x, b)[::-1]
+
+
+def ler_sem_tanh(xs, W_h, W_x, b):
+    return _estados_ref(xs, W_h, W_x, b, passo=lambda h, x: W_h @ h + W_x @ x + b)
+
+
+def ler_transposta(xs, W_h, W_x, b):
+    return _estados_ref(xs, W_h, W_x, b, passo=lambda h, x: np.tanh(h @ W_h + W_x @ x + b))
+
+
+EXEMPLOS_LER = {
+    "só o estado final": ler_so_final,
+    "incluiu o estado inicial": ler_com_h0,
+    "guardou o estado antes de ler o token": ler_atrasado,
+    "o estado não passa adiante": ler_sem_carregar,
+    "o mesmo array guardado T vezes": (ler_mesmo_array, "referência"),
+    "leu de trás para frente": ler_de_tras,
+    "estados na ordem inversa": ler_invertido,
+    "passo sem o tanh": ler_sem_tanh,
+    "passo com W_h transposta": ler_transposta,
+}
+
+
+@pytest.mark.parametrize("nome", list(EXEMPLOS_LER))
+def test_ler_sequencia_names_every_mistake(nome):
+    confere_erro_nomeado(licao.LER_SEQUENCIA, EXEMPLOS_LER, nome)
+
+
+@pytest.mark.parametrize("fn", [ler_laco, ler_prealocado_float32, ler_lista_de_listas, ler_vetor_linha, ler_com_o_modelo])
+def test_ler_sequencia_accepts_right_answers_written_differently(fn, capsys):
+    assert licao.check_ler_sequencia(fn) is True
+    assert "Correto" in capsys.readouterr().out
+
+
+def test_ler_sequencia_stub_and_unknown_mistake():
+    def esqueleto(xs, W_h, W_x, b):
+        raise NotImplementedError
+
+    assert corrigir(licao.LER_SEQUENCIA, esqueleto).erro == "pendente"
+
+    def dobrado(xs, W_h, W_x, b):
+        return 2 * ler_laco(xs, W_h, W_x, b)
+
+    v = corrigir(licao.LER_SEQUENCIA, dobrado)
+    assert not v.ok and v.erro == "valor" and "esperava" in v.mensagem
+
+
+def test_ler_sequencia_cases_use_the_notebook_network():
+    casos = licao.LER_SEQUENCIA.casos()
+    rnn = r.make_tanh_rnn(4, 8, seed=0)
+    assert any(np.array_equal(c.entradas["W_h"], rnn.W_h) for c in casos)
+    assert any(len(c.entradas["xs"]) == 1 for c in casos)
+    assert any(c.entradas["W_h"].shape[0] == c.entradas["xs"].shape[1] for c in casos)  # n = d
+
+
+# --- a previsão da capacidade ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("previsao", "erro"), [(32, "um token por número"), (64, "multiplicou n por d"),
+                                               (2, "o tamanho de um token"), (15, "um a menos"), ("17", "um a mais"),
+                                               (30, "valor"), ("muitos", "tipo"), (None, "pendente")])
+def test_previsao_capacidade_names_the_misconception(previsao, erro):
+    v = corrigir_previsao(licao.PREVISAO_CAPACIDADE, previsao)
+    assert not v.ok and v.erro == erro, v.mensagem
+    assert "A resposta: 16" in v.mensagem
+
+
+@pytest.mark.parametrize("previsao", [16, 16.0, "16", " 16,0 ", np.int64(16)])
+def test_previsao_capacidade_accepts_sixteen(previsao):
+    assert corrigir_previsao(licao.PREVISAO_CAPACIDADE, previsao).ok
+
+
+def test_previsao_capacidade_is_what_the_ideal_memory_measures():
+    """O 16 da previsão é o que se mede: a memória ideal com n = 32 e d = 2 reconstrói tudo até T = 16, não além."""
+    xs = r.random_signs(1500, 20, 2, seed=3)
+    c = r.reconstruction_curve(r.make_shift_register(32, 2), xs, n_train=1000)
+    assert c.fraction[15] > 0.999 and c.fraction[16] < 0.96
+    assert licao.PREVISAO_CAPACIDADE.certo == 32 // 2
+
+
+# --- as figuras -------------------------------------------------------------------------------------
+
+
+def test_capacity_and_history_figures_draw():
+    xs = r.random_signs(600, 12, 4, seed=1)
+    curvas = {"ideal": r.reconstruction_curve(r.make_shift_register(16, 4), xs, n_train=400),
+              "tanh": r.reconstruction_curve(r.make_tanh_rnn(16, 4, seed=0), xs, n_train=400)}
+    fig, ax = plt.subplots()
+    licao.desenhar_capacidade(ax, curvas, r.attention_reconstruction_curve(xs, n_train=400))
+    rotulos = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert rotulos[:2] == ["atenção (guarda os T tokens)", "teto: n / (T·d) = 16 / (4·T)"] and "ideal" in rotulos
+    np.testing.assert_allclose(ax.get_lines()[1].get_ydata(), np.minimum(1, 16 / (4 * np.arange(1, 13))))
+    plt.close(fig)
+    fig, axes = plt.subplots(1, 2)
+    licao.desenhar_historia(axes)
+    textos = " ".join(t.get_text() for ax in axes for t in ax.texts + [ax.title])
+    assert "Sutskever" in textos and "Bahdanau" in textos and "ilustrativo" in textos
+    plt.close(fig)

@@ -1,4 +1,5 @@
-"""Notebook 02: o painel de ranking de keys, a figura de ranking e o corretor ``check_escores``."""
+"""Notebook 02: o painel de ranking de keys, a figura de ranking, os corretores ``check_escores`` e
+``check_escores_cosseno`` e a previsão de qual key vence."""
 
 import math
 
@@ -7,8 +8,10 @@ import pytest
 from matplotlib.figure import Figure
 
 from helpers import plots
+from helpers.corretor import corrigir, corrigir_previsao
 from helpers.licoes import produto_escalar as licao
 from helpers.licoes.produto_escalar import check_escores
+from tests._corretor import confere_erro_nomeado
 
 # --- painel de ranking -------------------------------------------------------------------------
 
@@ -238,3 +241,115 @@ def test_check_escores_unknown_wrong_answer_shows_expected_values(capsys):
     assert check_escores(lambda q, K: K @ q + 1.0) is False
     out = capsys.readouterr().out
     assert "esperava [ 2., -1.,  7.,  0.], veio [3., 0., 8., 1.]" in out
+
+
+EXEMPLOS_ESCORES = {
+    "produto sem a soma": escores_sem_soma,
+    "soma no eixo errado": escores_eixo_errado,
+    "tudo somado num número só": escores_soma_tudo,
+    "cosseno no lugar do produto escalar": escores_cosseno,
+    "keys normalizadas": escores_keys_normalizadas,
+    "query normalizada": escores_query_normalizada,
+    "valor absoluto": escores_absoluto,
+    "escores já ordenados": escores_ordenados,
+    "escores ordenados do menor ao maior": lambda q, K: np.sort(K @ q),
+    "q @ K sem transpor": (escores_q_at_K, "nem roda"),
+}
+
+
+@pytest.mark.parametrize("nome", list(EXEMPLOS_ESCORES))
+def test_escores_names_every_mistake(nome):
+    confere_erro_nomeado(licao.ESCORES, EXEMPLOS_ESCORES, nome)
+
+
+# --- check_escores_cosseno ----------------------------------------------------------------------------
+
+
+def cos_ok(q, K, tau):
+    return K @ q / (np.linalg.norm(K, axis=1) * np.linalg.norm(q)) / tau
+
+
+def cos_normaliza_antes(q, K, tau):
+    return (K / np.linalg.norm(K, axis=1, keepdims=True)) @ (q / np.linalg.norm(q)) / tau
+
+
+def cos_laco_lista(q, K, tau):
+    saida = []
+    for k in K:
+        saida.append(float(np.dot(q, k)) / (math.sqrt(float(np.dot(q, q))) * math.sqrt(float(np.dot(k, k)))) / tau)
+    return saida
+
+
+def cos_einsum_float32(q, K, tau):
+    q, K = q.astype(np.float32), K.astype(np.float32)
+    return np.einsum("nd,d->n", K, q) / (np.linalg.norm(K, axis=-1) * np.linalg.norm(q)) / np.float32(tau)
+
+
+def cos_com_eps(q, K, tau):
+    return K @ q / np.maximum(np.linalg.norm(K, axis=1) * np.linalg.norm(q), 1e-12) / tau
+
+
+@pytest.mark.parametrize("fn", [cos_ok, cos_normaliza_antes, cos_laco_lista, cos_einsum_float32, cos_com_eps])
+def test_escores_cosseno_accepts_right_answers_written_differently(fn, capsys):
+    assert licao.check_escores_cosseno(fn) is True
+    assert "empatam" in capsys.readouterr().out
+
+
+def _normas_colunas(q, K, tau):
+    return K @ q / (np.linalg.norm(K, axis=0) * np.linalg.norm(q)) / tau
+
+
+EXEMPLOS_COSSENO = {
+    "sem normalizar": lambda q, K, tau: K @ q / tau,
+    "só as keys normalizadas": lambda q, K, tau: K @ q / np.linalg.norm(K, axis=1) / tau,
+    "só a query normalizada": lambda q, K, tau: K @ q / np.linalg.norm(q) / tau,
+    "norma da matriz inteira": lambda q, K, tau: K @ q / (np.linalg.norm(K) * np.linalg.norm(q)) / tau,
+    "normas das colunas": (_normas_colunas, "nem roda"),
+    "normas ao quadrado": lambda q, K, tau: K @ q / ((K**2).sum(1) * (q @ q)) / tau,
+    "multiplicou por τ": lambda q, K, tau: cos_ok(q, K, 1.0) * tau,
+    "sem a temperatura": lambda q, K, tau: cos_ok(q, K, 1.0),
+    "devolveu o ângulo": lambda q, K, tau: np.arccos(cos_ok(q, K, 1.0)) / tau,
+    "q @ K sem transpor": lambda q, K, tau: q @ K / (np.linalg.norm(K, axis=1) * np.linalg.norm(q)) / tau,
+}
+
+
+@pytest.mark.parametrize("nome", list(EXEMPLOS_COSSENO))
+def test_escores_cosseno_names_every_mistake(nome):
+    confere_erro_nomeado(licao.ESCORES_COSSENO, EXEMPLOS_COSSENO, nome)
+
+
+def test_escores_cosseno_stub_and_unknown_mistake():
+    def esqueleto(q, K, tau):
+        raise NotImplementedError
+
+    assert corrigir(licao.ESCORES_COSSENO, esqueleto).erro == "pendente"
+    v = corrigir(licao.ESCORES_COSSENO, lambda q, K, tau: cos_ok(q, K, tau) + 1)
+    assert not v.ok and v.erro == "valor"
+
+
+def test_cosine_cases_include_a_tie_of_a_long_and_a_short_key():
+    caso = licao.ESCORES_COSSENO.casos()[-1].entradas
+    escores = cos_ok(**caso)
+    assert escores[0] == pytest.approx(escores[1])
+    assert (caso["K"] @ caso["q"])[0] == pytest.approx(10 * (caso["K"] @ caso["q"])[1])
+
+
+# --- a previsão: qual key vence ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("previsao", "erro"), [("k1", "a mais alinhada"), ("k₄", "a quase perpendicular"),
+                                               ("K3", "uma do outro lado da reta"), ("k5", "a mais oposta"),
+                                               (2, "tipo"), (None, "pendente"), ("k7", "valor")])
+def test_previsao_vencedora_names_the_misconception(previsao, erro):
+    v = corrigir_previsao(licao.PREVISAO_VENCEDORA, previsao)
+    assert not v.ok and v.erro == erro, v.mensagem
+    assert "A resposta: 'k2'" in v.mensagem
+
+
+@pytest.mark.parametrize("previsao", ["k2", "k₂", " K2 ", "k 2"])
+def test_previsao_vencedora_accepts_k2(previsao):
+    assert corrigir_previsao(licao.PREVISAO_VENCEDORA, previsao).ok
+
+
+def test_previsao_vencedora_matches_the_dashboard():
+    assert licao.painel_ranking_keys().estado["vencedora"] == "k₂"
