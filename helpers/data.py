@@ -16,37 +16,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from .respostas import bate_na_precisao, casas_escritas, tolerancia_de  # a regra de precisão, com os formatos
+
 PASTA_DADOS = Path(__file__).resolve().parent.parent / "data"
 ARQUIVO_QUIZ = "quiz_revisao.json"
 
 
-def tolerancia_de(casas: int) -> float:
-    """Meia unidade da casa decimal ``casas`` (0,005 com duas casas), mais uma folga mínima para o
-    arredondamento do ponto flutuante (0,67 − 0,665 dá 0,0050000000000000044 em float64)."""
-    return 0.5 * 10.0 ** (-casas) * (1 + 1e-9) + 1e-12
-
-
-def casas_escritas(numero: object) -> int:
-    """Quantas casas decimais a pessoa escreveu: ``"0,67"`` → 2, ``0.665`` → 3, ``16`` → 0, ``np.float32(0.67)``
-    → 2 (a escrita mais curta do número no próprio tipo dele)."""
-    import numpy as np
-
-    if isinstance(numero, str):
-        texto = numero.strip().replace(",", ".")
-    elif isinstance(numero, (int, np.integer)):
-        return 0
-    elif isinstance(numero, np.floating):
-        texto = np.format_float_positional(numero, unique=True, trim="-")
-    else:
-        texto = np.format_float_positional(float(numero), unique=True, trim="-")  # type: ignore[arg-type]
-    return len(texto.split(".", 1)[1]) if "." in texto else 0
-
-
-def bate_na_precisao(valor: float, exato: float, casas_pedidas: int, casas_da_resposta: int) -> bool:
-    """A resposta ``valor`` é ``exato`` arredondado até a precisão pedida (ou até a que a pessoa escreveu, se
-    ela escreveu mais casas)? 0,67 e 0,665 valem para 0,66524… com duas casas pedidas; 0,7 não (falta
-    precisão) e 3,25 não vale para 3 (sobra: quem escreve duas casas diz que as duas estão certas)."""
-    return abs(valor - exato) <= tolerancia_de(max(casas_pedidas, casas_da_resposta))
 
 
 @dataclass(frozen=True)

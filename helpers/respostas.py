@@ -18,8 +18,35 @@ import numpy as np
 
 from .formato import milhares, vetor
 
-__all__ = ["RespostaInvalida", "Formato", "Array", "Numero", "NumeroDe", "Bytes", "Mascara", "Sequencia", "SaidaOuPar",
+__all__ = ["tolerancia_de", "casas_escritas", "bate_na_precisao", "RespostaInvalida", "Formato", "Array", "Numero", "NumeroDe", "Bytes", "Mascara", "Sequencia", "SaidaOuPar",
            "Texto", "NumeroAproximado"]
+
+
+def tolerancia_de(casas: int) -> float:
+    """Meia unidade da casa decimal ``casas`` (0,005 com duas casas), mais uma folga mínima para o
+    arredondamento do ponto flutuante (0,67 − 0,665 dá 0,0050000000000000044 em float64)."""
+    return 0.5 * 10.0 ** (-casas) * (1 + 1e-9) + 1e-12
+
+
+def casas_escritas(numero: object) -> int:
+    """Quantas casas decimais a pessoa escreveu: ``"0,67"`` → 2, ``0.665`` → 3, ``16`` → 0, ``np.float32(0.67)``
+    → 2 (a escrita mais curta do número no próprio tipo dele)."""
+    if isinstance(numero, str):
+        texto = numero.strip().replace(",", ".")
+    elif isinstance(numero, (int, np.integer)):
+        return 0
+    elif isinstance(numero, np.floating):
+        texto = np.format_float_positional(numero, unique=True, trim="-")
+    else:
+        texto = np.format_float_positional(float(numero), unique=True, trim="-")  # type: ignore[arg-type]
+    return len(texto.split(".", 1)[1]) if "." in texto else 0
+
+
+def bate_na_precisao(valor: float, exato: float, casas_pedidas: int, casas_da_resposta: int) -> bool:
+    """A resposta ``valor`` é ``exato`` arredondado até a precisão pedida (ou até a que a pessoa escreveu, se
+    ela escreveu mais casas)? 0,67 e 0,665 valem para 0,66524… com duas casas pedidas; 0,7 não (falta
+    precisão) e 3,25 não vale para 3 (sobra: quem escreve duas casas diz que as duas estão certas)."""
+    return abs(valor - exato) <= tolerancia_de(max(casas_pedidas, casas_da_resposta))
 
 
 class RespostaInvalida(Exception):
@@ -216,7 +243,8 @@ class Texto(Formato):
 @dataclass(frozen=True)
 class NumeroAproximado(Numero):
     """Um número dito "de cabeça": aceita o arredondamento até ``casas`` casas decimais e a vírgula
-    decimal (``"0,67"`` vale ``0.665``)."""
+    decimal (``"0,67"`` vale ``0.665`` com duas casas). (O quiz da revisão é mais exigente: lá, quem
+    escreve mais casas que as pedidas responde por elas — :func:`bate_na_precisao`.)"""
 
     casas: int = 2
 
@@ -229,7 +257,7 @@ class NumeroAproximado(Numero):
         return super().normalizar(y)
 
     def igual(self, a: float, b: float) -> bool:
-        return abs(a - b) <= 0.5 * 10 ** (-self.casas) + 1e-12 * max(1.0, abs(b))
+        return abs(a - b) <= tolerancia_de(self.casas)
 
     def mostrar(self, x: float) -> str:
         """Com uma casa a mais que a precisão pedida (``0.4555`` com 2 casas → ``0.456``)."""

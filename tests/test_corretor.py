@@ -160,3 +160,18 @@ def test_prediction_reveals_and_names_the_misconception():
     assert corrigir_previsao(prev, None).erro == "pendente" and "A resposta" in corrigir_previsao(prev, None).mensagem
     assert corrigir_previsao(prev, "muito").erro == "tipo"
     assert corrigir_previsao(Previsao("vencedora", "k₂", "k₂ é a mais alinhada.", Texto()), " K2 ").ok
+
+
+def test_approximate_number_uses_the_precision_asked():
+    from helpers.corretor import NumeroAproximado
+    from helpers.respostas import bate_na_precisao, casas_escritas
+
+    f = NumeroAproximado(casas=2)
+    certo = f.normalizar(0.66524)
+    for boa in (0.67, "0,67", "0.665", 0.665, np.float32(0.67), 2 / 3 - 0.0014, 0.6649):
+        assert f.igual(f.normalizar(boa), certo), boa
+    for ruim in (0.7, "0,6", 0.655):
+        assert not f.igual(f.normalizar(ruim), certo), ruim
+    # a regra do quiz: quem escreve mais casas responde por elas
+    assert casas_escritas("0,665") == 3 and casas_escritas(np.float32(0.67)) == 2 and casas_escritas(16) == 0
+    assert bate_na_precisao(0.67, 0.66524, 2, 2) and not bate_na_precisao(3.25, 3.0, 0, 2)
