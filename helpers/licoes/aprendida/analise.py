@@ -1,4 +1,4 @@
-"""Notebook 09_atencao_aprendida: o que o modelo acerta e para onde cada cabeça olha — só o que se mede.
+"""Notebook ``atencao_aprendida``: o que o modelo acerta e para onde cada cabeça olha — só o que se mede.
 
 Todas as medidas são médias sobre frases novas (geradas com uma semente diferente da do treino):
 
@@ -7,7 +7,12 @@ Todas as medidas são médias sobre frases novas (geradas com uma semente difere
   no do atrator e no da abertura nominal, e outros comportamentos medidos em *todas* as palavras (olhar a palavra anterior,
   a primeira palavra, a própria palavra, a vírgula); ao lado, o mesmo número para uma atenção
   uniforme, a referência de "não olha para nada em especial";
-- :func:`nomear_cabecas` — um nome para cada cabeça cujo número passa de um limiar declarado.
+- :func:`nomear_cabecas` — um nome para cada cabeça cujo número passa de um limiar declarado;
+- :func:`desligar_cabeca` e :func:`acuracia_sem_cada_cabeca` — o que o modelo perde sem uma cabeça
+  (peso de atenção não é o mesmo que importância);
+- :func:`medir_dicas_bertviz` — as dicas de quem lê mapas de atenção (estacionar na primeira palavra
+  ou na vírgula, camadas de baixo locais), medidas neste modelo, separando a linha da lacuna (a única
+  que a perda lê na última camada) das outras.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from numpy.typing import NDArray
 from .frases import Frase
 from .rede import BaseSemAtencao, ModeloConcordancia
 
-__all__ = ["MEDIDAS", "LIMIARES", "AnaliseCabecas", "acuracia", "analisar_cabecas", "nomear_cabecas"]
+__all__ = ["MEDIDAS", "LIMIARES", "DICAS", "AnaliseCabecas", "DicasBertViz", "acuracia", "acuracia_sem_cada_cabeca",
+           "analisar_cabecas", "desligar_cabeca", "medir_dicas_bertviz", "nomear_cabecas"]
 
 #: o que :func:`analisar_cabecas` mede, com a explicação de cada número
 MEDIDAS: dict[str, str] = {
@@ -142,3 +148,95 @@ def nomear_cabecas(analise: AnaliseCabecas, *, sujeito_min: float = 0.5,
                     lista.append(nome)
             nomes[(c, h)] = lista
     return nomes
+
+
+# ---------------------------------------------------------------------------------------------
+# Peso não é importância: desligar uma cabeça
+# ---------------------------------------------------------------------------------------------
+
+
+def desligar_cabeca(modelo: ModeloConcordancia, camada: int, cabeca: int) -> ModeloConcordancia:
+    """Uma cópia do modelo em que a cabeça ``(camada, cabeca)`` não contribui: a saída dela é zerada
+    antes de ``W_o`` (as linhas ``cabeca·d_head … (cabeca+1)·d_head − 1`` de ``W_o`` viram 0). As outras
+    cabeças, e os pesos de atenção de todas, continuam iguais; o modelo original não muda."""
+    if not (0 <= camada < modelo.n_camadas and 0 <= cabeca < modelo.n_cabecas):
+        raise ValueError(f"o modelo tem camadas 0..{modelo.n_camadas - 1} e cabeças 0..{modelo.n_cabecas - 1}; "
+                         f"recebi camada={camada!r}, cabeca={cabeca!r}.")
+    d_head = modelo.receita.d_model // modelo.n_cabecas
+    p = {nome: a.copy() for nome, a in modelo.parametros.items()}
+    p[f"w_o{camada}"][cabeca * d_head:(cabeca + 1) * d_head, :] = 0.0
+    return ModeloConcordancia(p, modelo.receita)
+
+
+def acuracia_sem_cada_cabeca(modelo: ModeloConcordancia, frases: Sequence[Frase]) -> NDArray[np.float64]:
+    """``(n_camadas, n_cabecas)``: a acurácia em ``frases`` com cada cabeça desligada, uma de cada vez."""
+    return np.array([[acuracia(desligar_cabeca(modelo, c, h), frases) for h in range(modelo.n_cabecas)]
+                     for c in range(modelo.n_camadas)])
+
+
+# ---------------------------------------------------------------------------------------------
+# As dicas de quem lê mapas de atenção, medidas
+# ---------------------------------------------------------------------------------------------
+
+#: o que :func:`medir_dicas_bertviz` mede (cada número é uma média sobre frases novas)
+DICAS: dict[str, str] = {
+    "primeira_lacuna": "peso da lacuna na 1ª palavra (frases em que ela não é do sujeito)",
+    "primeira_outras": "peso das outras palavras na 1ª palavra (mesmas frases)",
+    "virgula_lacuna": "peso da lacuna nas vírgulas (frases com vírgula)",
+    "virgula_outras": "peso das outras palavras nas vírgulas (frases com vírgula)",
+    "anterior": "peso de cada palavra (da 2ª em diante) na anterior",
+    "entropia_lacuna": "entropia da linha da lacuna ÷ ln n (1 = espalhada por igual, 0 = numa palavra só)",
+}
+
+
+@dataclass(frozen=True)
+class DicasBertViz:
+    """As medidas de :data:`DICAS`, cada uma ``(n_camadas, n_cabecas)``, e o mesmo número para a
+    atenção uniforme (``uniforme``); ``n_frases`` é quantas frases entraram."""
+
+    medidas: dict[str, NDArray[np.float64]]
+    uniforme: dict[str, float]
+    n_frases: int
+
+
+def _entropia_relativa(linha: np.ndarray) -> np.ndarray:
+    """``H(linha) / ln n`` para linhas ``(..., n)`` que somam 1 (``0·ln 0 = 0``)."""
+    n = linha.shape[-1]
+    termos = np.where(linha > 0, linha * np.log(np.where(linha > 0, linha, 1.0)), 0.0)
+    return -termos.sum(axis=-1) / np.log(n)
+
+
+def medir_dicas_bertviz(modelo: ModeloConcordancia, frases: Sequence[Frase]) -> DicasBertViz:
+    """Mede, em cada cabeça, as dicas de :data:`DICAS`.
+
+    A linha da lacuna e as outras linhas ficam separadas de propósito: na última camada, só a saída da
+    lacuna chega à leitura, então as outras linhas dessa camada não recebem gradiente nenhum — são as
+    que "não têm o que fazer". "Primeira palavra" só conta as frases em que a 1ª palavra não é o artigo
+    do sujeito (senão olhar o sujeito pareceria olhar a 1ª palavra).
+    """
+    if not len(frases):
+        raise ValueError("medir_dicas_bertviz precisa de pelo menos uma frase.")
+    pesos = modelo.atencao_lote(frases)  # (B, L, H, n, n)
+    soma = {nome: np.zeros(pesos.shape[1:3]) for nome in DICAS}
+    ref = dict.fromkeys(DICAS, 0.0)
+    conta = dict.fromkeys(DICAS, 0)
+
+    def somar(nome: str, valor: np.ndarray, uniforme: float) -> None:
+        soma[nome] += valor
+        ref[nome] += uniforme
+        conta[nome] += 1
+
+    for b, f in enumerate(frases):
+        n, i = len(f.tokens), f.posicao_alvo
+        w = pesos[b, :, :, :n, :n]  # (L, H, n, n)
+        if 0 not in f.posicoes_sujeito:
+            somar("primeira_lacuna", w[:, :, i, 0], 1 / n)
+            somar("primeira_outras", w[:, :, :i, 0].mean(axis=-1), 1 / n)
+        virgulas = [j for j, t in enumerate(f.tokens) if t == ","]
+        if virgulas:
+            somar("virgula_lacuna", w[:, :, i, virgulas].sum(axis=-1), len(virgulas) / n)
+            somar("virgula_outras", w[:, :, :i][..., virgulas].sum(axis=-1).mean(axis=-1), len(virgulas) / n)
+        somar("anterior", w[:, :, np.arange(1, n), np.arange(n - 1)].mean(axis=-1), 1 / n)
+        somar("entropia_lacuna", _entropia_relativa(w[:, :, i, :]), 1.0)
+    return DicasBertViz({nome: soma[nome] / max(conta[nome], 1) for nome in DICAS},
+                        {nome: ref[nome] / max(conta[nome], 1) for nome in DICAS}, len(frases))
