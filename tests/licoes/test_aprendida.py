@@ -318,12 +318,21 @@ def test_previsao_desligar_erros(previsao, nome):
     assert corrigir_previsao(cor.PREVISAO_DESLIGAR, previsao).erro == nome
 
 
-def test_previsao_desligar_a_resposta_e_a_medida():
-    medidas = cor._medidas_do_modelo()
-    c, h = cor._outra_cabeca_da_ultima_camada()
-    assert (c, h) == (1, 0)  # a outra cabeça da última camada do modelo de data/
-    assert medidas["sem_cada"][c, h] >= 0.95 and medidas["sem_cada"][1, 1] < 0.9
+def test_previsao_desligar_a_resposta_e_a_medida(capsys):
+    med = cor._desligada()
+    assert med["acuracia"] == 1.0 and med["sem"] >= 0.95
+    suj = cor._medidas_do_modelo()["analise"].medidas["sujeito"]
+    assert cor.CABECA_DESLIGADA == (1, int(np.argmin(suj[1])))  # a outra cabeça da última camada
     assert cor.PREVISAO_DESLIGAR.certo() == "c"
+    licao.check_previsao_desligar("c")
+    assert "99,4% sem a cabeça 1·0" in capsys.readouterr().out
+
+
+def test_previsao_camada_usa_a_analise_dada():
+    analise = cor._medidas_do_modelo()["analise"]
+    falsa = replace(analise, medidas={**analise.medidas, "sujeito": analise.medidas["sujeito"][::-1]})
+    assert corrigir_previsao(replace(cor.PREVISAO_CAMADA, certo=cor._camada_da_concordancia(falsa)), 0).ok
+    assert licao.check_previsao_camada(1, analise) is True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -517,11 +526,14 @@ def test_treino_o_botao_treina_com_progresso_e_curva(treino):
     assert "pronto" in treino.rotulo.value
 
 
-def test_treino_com_o_treino_curto_do_notebook_de_saida():
+def test_treino_com_a_curva_do_treino_curto_do_notebook(treino):
     curto = licao.treinar(replace(licao.RECEITA_RAPIDA, passos=20))
     painel = licao.painel_treino(curto, receita=RECEITA_TESTE, n_frases_medida=40)
-    assert painel.estado["treinos"] == ["o treino curto do notebook"] and len(painel.estado["perdas"]) == 20
-    assert painel.progresso.value == painel.progresso.max == 20
+    assert "treino curto" in painel.rotulo.value
+    curva = next(linha for linha in painel.ax_perda.lines if linha.get_gid() == "atual")
+    np.testing.assert_array_equal(curva.get_ydata(), curto.perdas)
+    assert painel.estado["treinos"] == [] and painel.estado["acuracia"] is None  # as cabeças vêm depois do botão
+    assert painel.imagem.value != treino.imagem.value
 
 
 def test_treino_erro_vira_mensagem_no_painel(treino, monkeypatch):

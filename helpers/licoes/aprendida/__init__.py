@@ -39,8 +39,8 @@ from .corretores import (
     diferencas_finitas,
 )
 from .figuras import (
+    figura_duas_vistas,
     figura_frases,
-    figura_perdas,
     figura_sujeito_atrator,
     figura_vista_cabecas,
     papeis_da_frase,
@@ -89,7 +89,7 @@ __all__ = [
     "DICAS", "LIMIARES", "MEDIDAS", "AnaliseCabecas", "DicasBertViz", "acuracia", "acuracia_sem_cada_cabeca",
     "analisar_cabecas", "desligar_cabeca", "medir_dicas_bertviz", "nomear_cabecas",
     "carregar_modelo", "impressao_digital", "ler_metadados", "salvar_modelo",
-    "figura_frases", "figura_perdas", "figura_sujeito_atrator", "figura_vista_cabecas", "papeis_da_frase",
+    "figura_duas_vistas", "figura_frases", "figura_sujeito_atrator", "figura_vista_cabecas", "papeis_da_frase",
     "EXEMPLOS", "PainelTreino", "PainelVistaCabecas", "ler_frase", "painel_treino", "painel_vista_cabecas",
     "ADAM", "GRADIENTE_ATENCAO", "PREVISAO_CAMADA", "PREVISAO_DESLIGAR", "check_gradiente_atencao",
     "check_passo_adam", "check_previsao_camada", "check_previsao_desligar", "diferencas_finitas",

@@ -82,41 +82,64 @@ class AnaliseCabecas:
         return "\n".join(linhas)
 
 
-def _medidas(pesos: np.ndarray, frases: Sequence[Frase]) -> dict[str, NDArray[np.float64]]:
-    """As médias de :data:`MEDIDAS` para ``pesos`` ``(B, L, H, n, n)`` (enchimento com peso 0)."""
-    soma = {nome: np.zeros(pesos.shape[1:3]) for nome in MEDIDAS}
-    conta = dict.fromkeys(MEDIDAS, 0)
+def _posicoes(frases: Sequence[Frase], n: int, campo: str) -> NDArray[np.bool_]:
+    """``(B, n)``: ``True`` nas posições de ``campo`` (``"posicoes_sujeito"``…) de cada frase."""
+    m = np.zeros((len(frases), n), dtype=bool)
     for b, f in enumerate(frases):
-        w = pesos[b]  # (L, H, n, n)
-        n = len(f.tokens)
-        i = f.posicao_alvo
-        soma["sujeito"] += w[:, :, i, f.posicoes_sujeito].sum(axis=-1)
-        soma["atrator"] += w[:, :, i, f.posicoes_atrator].sum(axis=-1)
-        soma["lacuna"] += w[:, :, i, i]
-        linhas = np.arange(1, n)
-        soma["anterior"] += w[:, :, linhas, linhas - 1].mean(axis=-1)
-        soma["primeira"] += w[:, :, :n, 0].mean(axis=-1)
-        soma["propria"] += w[:, :, np.arange(n), np.arange(n)].mean(axis=-1)
-        for nome in ("sujeito", "atrator", "lacuna", "anterior", "primeira", "propria"):
-            conta[nome] += 1
-        if f.posicoes_distrator:
-            soma["distrator"] += w[:, :, i, f.posicoes_distrator].sum(axis=-1)
-            conta["distrator"] += 1
-        virgulas = [j for j, t in enumerate(f.tokens) if t == ","]
-        if virgulas:
-            soma["virgula"] += w[:, :, :n, virgulas].sum(axis=-1).mean(axis=-1)
-            conta["virgula"] += 1
-    return {nome: soma[nome] / max(conta[nome], 1) for nome in MEDIDAS}
+        m[b, getattr(f, campo)] = True
+    return m
 
 
-def _uniforme(frases: Sequence[Frase], forma: tuple[int, int]) -> np.ndarray:
-    """Pesos uniformes ``(B, L, H, n, n)``: cada palavra espalha o peso igualmente pela frase."""
+def _linha_da_lacuna(pesos: np.ndarray, alvo: np.ndarray) -> np.ndarray:
+    """``(B, L, H, n)``: a linha da lacuna de cada frase."""
+    return np.take_along_axis(pesos, alvo[:, None, None, None, None], axis=3)[:, :, :, 0, :]
+
+
+def _media_nas_linhas(valores: np.ndarray, validas: np.ndarray) -> np.ndarray:
+    """``(B, L, H)``: a média de ``valores`` ``(B, L, H, m)`` nas posições ``validas`` ``(B, m)``."""
+    return (valores * validas[:, None, None, :]).sum(axis=-1) / validas.sum(axis=-1)[:, None, None]
+
+
+def _medidas(pesos: np.ndarray, frases: Sequence[Frase]) -> dict[str, NDArray[np.float64]]:
+    """As médias de :data:`MEDIDAS` para ``pesos`` ``(B, L, H, n, n)`` (enchimento com peso 0), de uma vez
+    para o lote inteiro (cada frase conta igual, seja qual for o comprimento)."""
+    B, n = pesos.shape[0], pesos.shape[-1]
+    comprimento = np.array([len(f.tokens) for f in frases])
+    validas = np.arange(n)[None, :] < comprimento[:, None]  # (B, n)
+    lacuna = _linha_da_lacuna(pesos, np.array([f.posicao_alvo for f in frases]))  # (B, L, H, n)
+    virgulas = np.array([[t == "," for t in f.tokens] + [False] * (n - len(f.tokens)) for f in frases])
+
+    def no_sintagma(campo: str, linhas: np.ndarray) -> np.ndarray:
+        return (linhas * _posicoes(frases, n, campo)[:, None, None, :]).sum(axis=-1)  # (B, L, H)
+
+    por_frase = {
+        "sujeito": no_sintagma("posicoes_sujeito", lacuna),
+        "atrator": no_sintagma("posicoes_atrator", lacuna),
+        "distrator": no_sintagma("posicoes_distrator", lacuna),
+        "lacuna": np.take_along_axis(lacuna, (comprimento - 1)[:, None, None, None], axis=-1)[..., 0],
+        # diagonal logo abaixo da principal: a entrada k é o peso da palavra k + 1 na palavra k
+        "anterior": _media_nas_linhas(np.diagonal(pesos, offset=-1, axis1=3, axis2=4), validas[:, 1:]),
+        "primeira": _media_nas_linhas(pesos[..., 0], validas),
+        "propria": _media_nas_linhas(np.diagonal(pesos, axis1=3, axis2=4), validas),
+        "virgula": _media_nas_linhas((pesos * virgulas[:, None, None, None, :]).sum(axis=-1), validas),
+    }
+    quais = {"distrator": np.array([bool(f.posicoes_distrator) for f in frases]), "virgula": virgulas.any(axis=-1)}
+    medias = {}
+    for nome in MEDIDAS:
+        sel = quais.get(nome, np.ones(B, dtype=bool))
+        medias[nome] = por_frase[nome][sel].mean(axis=0) if sel.any() else np.zeros(pesos.shape[1:3])
+    return medias
+
+
+def _uniforme(frases: Sequence[Frase], forma: tuple[int, int]) -> dict[str, NDArray[np.float64]]:
+    """As medidas de uma atenção uniforme (cada palavra espalha o peso igualmente pela frase), com o mesmo
+    valor em cada uma das ``forma`` = ``(n_camadas, n_cabecas)`` cabeças."""
     n = max(len(f.tokens) for f in frases)
-    w = np.zeros((len(frases), *forma, n, n))
+    w = np.zeros((len(frases), 1, 1, n, n))
     for b, f in enumerate(frases):
         m = len(f.tokens)
         w[b, :, :, :m, :m] = 1.0 / m
-    return w
+    return {nome: np.broadcast_to(valor, forma).copy() for nome, valor in _medidas(w, frases).items()}
 
 
 def analisar_cabecas(modelo: ModeloConcordancia, frases: Sequence[Frase]) -> AnaliseCabecas:
@@ -125,7 +148,7 @@ def analisar_cabecas(modelo: ModeloConcordancia, frases: Sequence[Frase]) -> Ana
         raise ValueError("analisar_cabecas precisa de pelo menos uma frase.")
     pesos = modelo.atencao_lote(frases)  # (B, L, H, n, n)
     forma = (modelo.n_camadas, modelo.n_cabecas)
-    return AnaliseCabecas(_medidas(pesos, frases), _medidas(_uniforme(frases, forma), frases), len(frases))
+    return AnaliseCabecas(_medidas(pesos, frases), _uniforme(frases, forma), len(frases))
 
 
 def nomear_cabecas(analise: AnaliseCabecas, *, sujeito_min: float = 0.5,
@@ -217,26 +240,30 @@ def medir_dicas_bertviz(modelo: ModeloConcordancia, frases: Sequence[Frase]) -> 
     if not len(frases):
         raise ValueError("medir_dicas_bertviz precisa de pelo menos uma frase.")
     pesos = modelo.atencao_lote(frases)  # (B, L, H, n, n)
-    soma = {nome: np.zeros(pesos.shape[1:3]) for nome in DICAS}
-    ref = dict.fromkeys(DICAS, 0.0)
-    conta = dict.fromkeys(DICAS, 0)
-
-    def somar(nome: str, valor: np.ndarray, uniforme: float) -> None:
-        soma[nome] += valor
-        ref[nome] += uniforme
-        conta[nome] += 1
-
-    for b, f in enumerate(frases):
-        n, i = len(f.tokens), f.posicao_alvo
-        w = pesos[b, :, :, :n, :n]  # (L, H, n, n)
-        if 0 not in f.posicoes_sujeito:
-            somar("primeira_lacuna", w[:, :, i, 0], 1 / n)
-            somar("primeira_outras", w[:, :, :i, 0].mean(axis=-1), 1 / n)
-        virgulas = [j for j, t in enumerate(f.tokens) if t == ","]
-        if virgulas:
-            somar("virgula_lacuna", w[:, :, i, virgulas].sum(axis=-1), len(virgulas) / n)
-            somar("virgula_outras", w[:, :, :i][..., virgulas].sum(axis=-1).mean(axis=-1), len(virgulas) / n)
-        somar("anterior", w[:, :, np.arange(1, n), np.arange(n - 1)].mean(axis=-1), 1 / n)
-        somar("entropia_lacuna", _entropia_relativa(w[:, :, i, :]), 1.0)
-    return DicasBertViz({nome: soma[nome] / max(conta[nome], 1) for nome in DICAS},
-                        {nome: ref[nome] / max(conta[nome], 1) for nome in DICAS}, len(frases))
+    n = pesos.shape[-1]
+    comprimento = np.array([len(f.tokens) for f in frases])
+    alvo = comprimento - 1
+    outras = np.arange(n)[None, :] < alvo[:, None]  # (B, n): as linhas antes da lacuna
+    validas = np.arange(n)[None, :] < comprimento[:, None]
+    virgulas = np.array([[t == "," for t in f.tokens] + [False] * (n - len(f.tokens)) for f in frases])
+    n_virgulas = virgulas.sum(axis=-1)
+    lacuna = _linha_da_lacuna(pesos, alvo)  # (B, L, H, n)
+    nas_virgulas = (pesos * virgulas[:, None, None, None, :]).sum(axis=-1)  # (B, L, H, n): cada linha
+    primeira_fora = np.array([0 not in f.posicoes_sujeito for f in frases])
+    com_virgula = n_virgulas > 0
+    por_frase = {  # nome: (valor por frase (B, L, H), valor uniforme por frase (B,), quais frases contam)
+        "primeira_lacuna": (lacuna[..., 0], 1 / comprimento, primeira_fora),
+        "primeira_outras": (_media_nas_linhas(pesos[..., 0], outras), 1 / comprimento, primeira_fora),
+        "virgula_lacuna": ((lacuna * virgulas[:, None, None, :]).sum(axis=-1), n_virgulas / comprimento,
+                           com_virgula),
+        "virgula_outras": (_media_nas_linhas(nas_virgulas, outras), n_virgulas / comprimento, com_virgula),
+        "anterior": (_media_nas_linhas(np.diagonal(pesos, offset=-1, axis1=3, axis2=4), validas[:, 1:]),
+                     1 / comprimento, np.ones(len(frases), dtype=bool)),
+        "entropia_lacuna": (_entropia_relativa(lacuna) * np.log(n) / np.log(comprimento)[:, None, None],
+                            np.ones(len(frases)), np.ones(len(frases), dtype=bool)),
+    }
+    medidas, uniforme = {}, {}
+    for nome, (valor, ref, sel) in por_frase.items():
+        medidas[nome] = valor[sel].mean(axis=0) if sel.any() else np.zeros(pesos.shape[1:3])
+        uniforme[nome] = float(ref[sel].mean()) if sel.any() else 0.0
+    return DicasBertViz(medidas, uniforme, len(frases))

@@ -30,7 +30,7 @@ from ...corretor import (
 )
 from ...formato import decimal
 from ..softmax import erros_de_estabilidade
-from .analise import acuracia, acuracia_sem_cada_cabeca, analisar_cabecas
+from .analise import AnaliseCabecas, acuracia, analisar_cabecas, desligar_cabeca
 from .frases import Frase, gerar_frases
 from .rede import Receita, iniciar_modelo, perda_e_gradientes
 
@@ -514,13 +514,26 @@ N_AVALIACAO = 1000
 
 @functools.lru_cache(maxsize=1)
 def _medidas_do_modelo() -> dict[str, Any]:
-    """O modelo de ``data/`` medido em 1000 frases novas: a análise das cabeças e a acurácia sem cada uma."""
+    """O modelo de ``data/`` medido em 1000 frases novas: a análise das cabeças."""
     from .arquivo import carregar_modelo
 
     modelo = carregar_modelo()
     frases = gerar_frases(N_AVALIACAO, semente=SEMENTE_AVALIACAO)
-    return {"analise": analisar_cabecas(modelo, frases), "acuracia": acuracia(modelo, frases),
-            "sem_cada": acuracia_sem_cada_cabeca(modelo, frases)}
+    return {"modelo": modelo, "frases": frases, "analise": analisar_cabecas(modelo, frases)}
+
+
+#: a cabeça que o Exercício 3 desliga: a outra cabeça da última camada (a 1·1 é a da concordância)
+CABECA_DESLIGADA = (1, 0)
+
+
+@functools.lru_cache(maxsize=1)
+def _desligada() -> dict[str, Any]:
+    """A acurácia com todas as cabeças e sem :data:`CABECA_DESLIGADA` (1000 frases novas)."""
+    from .arquivo import carregar_modelo
+
+    modelo = carregar_modelo()
+    frases = gerar_frases(N_AVALIACAO, semente=SEMENTE_AVALIACAO)
+    return {"acuracia": acuracia(modelo, frases), "sem": acuracia(desligar_cabeca(modelo, *CABECA_DESLIGADA), frases)}
 
 
 def _inteiros(texto: str) -> list[int]:
@@ -553,8 +566,7 @@ class _Camada(Formato):
 
 PREVISAO_CAMADA = Previsao(
     nome="em que camada está a cabeça da concordância",
-    certo=lambda: int(np.unravel_index(np.argmax(_medidas_do_modelo()["analise"].medidas["sujeito"]),
-                                       _medidas_do_modelo()["analise"].medidas["sujeito"].shape)[0]),
+    certo=lambda: _camada_da_concordancia(_medidas_do_modelo()["analise"]),
     revelar="(Os números estão logo abaixo.)",
     formato=_Camada(),
     erros=[
@@ -568,8 +580,7 @@ PREVISAO_CAMADA = Previsao(
 )
 
 
-def _revelar_camada() -> str:
-    m = _medidas_do_modelo()["analise"]
+def _revelar_camada(m: AnaliseCabecas) -> str:
     suj, atr = m.medidas["sujeito"], m.medidas["atrator"]
     linhas = [f"cabeça {c}·{h}: {decimal(suj[c, h])} no sujeito, {decimal(atr[c, h])} no atrator"
               for c in range(suj.shape[0]) for h in range(suj.shape[1])]
@@ -577,11 +588,19 @@ def _revelar_camada() -> str:
             f"{decimal(m.uniforme['sujeito'][0, 0])}): " + "; ".join(linhas) + ".")
 
 
+def _camada_da_concordancia(m: AnaliseCabecas) -> int:
+    suj = m.medidas["sujeito"]
+    return int(np.unravel_index(int(np.argmax(suj)), suj.shape)[0])
+
+
 @corretor_de(PREVISAO_CAMADA)
-def check_previsao_camada(previsao: Any) -> bool:
-    """Revela em que camada está a cabeça que mais olha para o sujeito (medido no modelo de ``data/``, em
-    1000 frases novas) e compara com ``previsao`` (``0``, ``1``, ``"camada 1"``…; ``None`` só revela)."""
-    return conferir_previsao(replace(PREVISAO_CAMADA, revelar=_revelar_camada()), previsao)
+def check_previsao_camada(previsao: Any, analise: AnaliseCabecas | None = None) -> bool:
+    """Revela em que camada está a cabeça que mais olha da lacuna para o sujeito e compara com ``previsao``
+    (``0``, ``1``, ``"camada 1"``…; ``None`` só revela). ``analise``: a de :func:`analisar_cabecas` já
+    feita no notebook (padrão: o modelo de ``data/`` medido aqui, em 1000 frases novas)."""
+    analise = _medidas_do_modelo()["analise"] if analise is None else analise
+    return conferir_previsao(replace(PREVISAO_CAMADA, certo=_camada_da_concordancia(analise),
+                                     revelar=_revelar_camada(analise)), previsao)
 
 
 @dataclass(frozen=True)
@@ -606,16 +625,8 @@ class _Letra(Formato):
         return f"({x})"
 
 
-def _outra_cabeca_da_ultima_camada() -> tuple[int, int]:
-    """A cabeça da última camada que **não** é a que mais olha para o sujeito."""
-    suj = _medidas_do_modelo()["analise"].medidas["sujeito"]
-    c = suj.shape[0] - 1
-    return c, int(np.argmin(suj[c]))
-
-
 def _letra_desligar() -> str:
-    c, h = _outra_cabeca_da_ultima_camada()
-    acc = _medidas_do_modelo()["sem_cada"][c, h]
+    acc = _desligada()["sem"]
     return "a" if acc < 0.5 else ("b" if acc < 0.95 else "c")
 
 
@@ -639,19 +650,18 @@ PREVISAO_DESLIGAR = Previsao(
 
 
 def _revelar_desligar() -> str:
-    med = _medidas_do_modelo()
-    sem = med["sem_cada"]
-    linhas = [f"sem a cabeça {c}·{h}: {decimal(100 * sem[c, h], 1)}%" for c in range(sem.shape[0])
-              for h in range(sem.shape[1])]
-    c, h = _outra_cabeca_da_ultima_camada()
-    return (f"Acurácia em 1000 frases novas com todas as cabeças: {decimal(100 * med['acuracia'], 1)}%; "
-            + "; ".join(linhas) + f". Desligar a cabeça {c}·{h}, que põe "
-            f"{decimal(med['analise'].medidas['sujeito'][c, h])} no sujeito, quase não muda nada.")
+    med = _desligada()
+    c, h = CABECA_DESLIGADA
+    efeito = "quase não muda nada" if med["sem"] >= 0.95 else "faz falta"
+    return (f"Em 1000 frases novas: {decimal(100 * med['acuracia'], 1)}% com todas as cabeças e "
+            f"{decimal(100 * med['sem'], 1)}% sem a cabeça {c}·{h}. Desligá-la {efeito}: a informação do sujeito "
+            "chega à lacuna pela outra cabeça da mesma camada.")
 
 
 @corretor_de(PREVISAO_DESLIGAR)
 def check_previsao_desligar(previsao: Any) -> bool:
-    """Revela o que acontece com a acurácia (1000 frases novas) quando se desliga a cabeça da última camada
-    que **não** é a da concordância — (a) abaixo de 50%, (b) entre 50% e 95%, (c) 95% ou mais — e compara
-    com ``previsao`` (``"a"``, ``"b"`` ou ``"c"``; ``None`` só revela)."""
+    """Revela o que acontece com a acurácia do modelo de ``data/`` (1000 frases novas) quando se desliga a
+    cabeça 1·0 (:data:`CABECA_DESLIGADA`, a que **não** é a da concordância na última camada) — (a) abaixo
+    de 50%, (b) entre 50% e 95%, (c) 95% ou mais — e compara com ``previsao`` (``"a"``, ``"b"`` ou ``"c"``;
+    ``None`` só revela)."""
     return conferir_previsao(replace(PREVISAO_DESLIGAR, revelar=_revelar_desligar()), previsao)

@@ -24,8 +24,8 @@ from .analise import AnaliseCabecas
 from .frases import ARTIGOS, LACUNA, PREPOSICOES, PREPOSICOES_ABERTURA, SUBSTANTIVOS, Frase
 
 __all__ = [
-    "COR_PAPEL", "CORES_CABECAS", "Miniaturas", "VistaCabeca", "desenhar_sujeito_atrator", "figura_frases",
-    "figura_perdas", "figura_sujeito_atrator", "figura_vista_cabecas", "papeis_da_frase",
+    "COR_PAPEL", "CORES_CABECAS", "Miniaturas", "VistaCabeca", "desenhar_sujeito_atrator", "figura_duas_vistas",
+    "figura_frases", "figura_sujeito_atrator", "figura_vista_cabecas", "papeis_da_frase",
 ]
 
 #: a cor de cada papel de uma palavra (Okabe–Ito: distinguíveis por quem tem daltonismo)
@@ -99,15 +99,20 @@ def figura_frases(frases: Sequence[Frase], largura: float = 12.0) -> Figure:
     espaco = 0.006
     for linha, f in enumerate(frases):
         papeis = papeis_da_frase(f.tokens, f)
-        x = 0.0
+        trechos: list[tuple[str, list[str]]] = []  # palavras seguidas com o mesmo papel viram um texto só
         for j, palavra in enumerate(f.tokens):
             papel = _papel(j, f.tokens, papeis)
+            if trechos and trechos[-1][0] == papel and papel == "outra":
+                trechos[-1][1].append(palavra)
+            else:
+                trechos.append((papel, [palavra]))
+        x = 0.0
+        for papel, palavras in trechos:
             destaque = papel in ("sujeito", "atrator", "distrator")
-            texto = ax.text(x, linha + 1, palavra, fontsize=tamanho, va="center", ha="left",
+            texto = ax.text(x, linha + 1, " ".join(palavras), fontsize=tamanho, va="center", ha="left",
                             color="white" if destaque else COR_PAPEL[papel],
-                            fontweight="bold" if papel != "outra" else "normal",
-                            bbox=dict(boxstyle="round,pad=0.25", fc=COR_PAPEL[papel] if destaque else "none",
-                                      ec="none"))
+                            fontweight="normal" if papel == "outra" else "bold",
+                            bbox=dict(boxstyle="round,pad=0.25", fc=COR_PAPEL[papel], ec="none") if destaque else None)
             x += texto.get_window_extent(renderer).width / largura_px + espaco
         ax.text(x + 0.01, linha + 1, f"→  {f.alvo}", fontsize=tamanho, va="center", ha="left", color="black")
     legenda = [("sujeito", "sujeito (artigo + substantivo)"), ("atrator", "atrator"),
@@ -119,29 +124,6 @@ def figura_frases(frases: Sequence[Frase], largura: float = 12.0) -> Figure:
                     bbox=dict(boxstyle="round,pad=0.25", fc=COR_PAPEL[papel] if papel != "lacuna" else "none",
                               ec="none"))
         x += t.get_window_extent(renderer).width / largura_px + 0.02
-    return fig
-
-
-def figura_perdas(perdas: Sequence[float] | np.ndarray, titulo: str = "", janela: int = 10) -> Figure:
-    """A perda de cada passo (fina) e a média móvel de ``janela`` passos (grossa), com a perda do acaso,
-    ``ln 4`` (as quatro formas com a mesma probabilidade). Figura do pyplot."""
-    perdas = np.asarray(perdas, dtype=float)
-    fig, axes = plots.nova_figura(7.5, 3.6, pyplot=True)
-    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.15, top=0.88)
-    ax = axes[0, 0]
-    passos = np.arange(1, len(perdas) + 1)
-    ax.plot(passos, perdas, color=CORES["q"], lw=1.0, alpha=0.45, label="perda em cada passo (um lote de 64 frases)")
-    if len(perdas) >= janela:
-        media = np.convolve(perdas, np.ones(janela) / janela, mode="valid")
-        ax.plot(passos[janela - 1:], media, color=CORES["q"], label=f"média dos últimos {janela} passos")
-    ax.axhline(np.log(4), color=CORES["neutro"], ls="--", lw=1.2, label="acaso: ln 4 ≈ 1.39")
-    ax.set_xlabel("passo de treino")
-    ax.set_ylabel("perda (entropia cruzada)")
-    ax.set_xlim(0, len(perdas))
-    ax.set_ylim(0, max(2.0, float(perdas.max()) * 1.05))
-    ax.legend(loc="upper right", frameon=False)
-    if titulo:
-        ax.set_title(titulo)
     return fig
 
 
@@ -336,4 +318,22 @@ def figura_vista_cabecas(pesos: np.ndarray, tokens: Sequence[str], camada: int, 
     vista.atualizar(pesos[camada, cabeca], tokens, papeis, CORES_CABECAS.get((camada, cabeca), CORES["q"]), linha,
                     titulo_da_vista(camada, cabeca, tokens, linha))
     miniaturas.atualizar(pesos, (camada, cabeca), linha)
+    return fig
+
+
+def figura_duas_vistas(pesos: np.ndarray, tokens: Sequence[str], vistas: Sequence[tuple[int, int, int]],
+                       frase: Frase | None = None) -> Figure:
+    """Várias cabeças lado a lado, cada uma mostrando as linhas de uma palavra: ``vistas`` é uma lista de
+    ``(camada, cabeça, palavra)``. Para seguir a informação de uma camada à seguinte. Figura do pyplot."""
+    import matplotlib.pyplot as plt
+
+    pesos = np.asarray(pesos, dtype=float)
+    n = len(tokens)
+    fig = plt.figure(figsize=(5.0 * len(vistas), altura_da_vista(n) * 0.9))
+    papeis = papeis_da_frase(tokens, frase)
+    for k, (c, h, i) in enumerate(vistas):
+        ax = fig.add_axes((k / len(vistas), 0.02, 1 / len(vistas) - 0.01, 0.86))
+        vista = VistaCabeca(ax, n)
+        vista.atualizar(pesos[c, h], tokens, papeis, CORES_CABECAS.get((c, h), CORES["q"]), i,
+                        f"camada {c} · cabeça {h}: «{tokens[i]}» olha para…")
     return fig

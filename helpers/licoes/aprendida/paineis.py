@@ -40,7 +40,7 @@ __all__ = ["EXEMPLOS", "DIGITADA", "PainelTreino", "PainelVistaCabecas", "ler_fr
 EXEMPLOS: tuple[str, ...] = (
     "o bolo para as meninas ___",
     "segundo as vizinhas , o livro com a carta já ___",
-    "hoje os quadros para a aluna finalmente ___",
+    "hoje a festa sem os alunos já ___",
     "eu acho que as caixas de ontem sem os meninos da escola ___",
     "por sorte , a festa lá de casa com os alunos ___",
 )
@@ -289,7 +289,8 @@ class PainelTreino(Painel):
     #: segundos entre dois redesenhos da curva durante o treino (cada redesenho custa um PNG)
     INTERVALO_S = 0.25
 
-    def __init__(self, controles: dict[str, W.ValueWidget], receita: Receita, frases_medida: Sequence[Frase]):
+    def __init__(self, controles: dict[str, W.ValueWidget], receita: Receita, frases_medida: Sequence[Frase],
+                 curva_inicial: tuple[str, Sequence[float]] | None = None):
         self.receita = receita
         self.frases_medida = list(frases_medida)
         self._frases_treino: list[Frase] | None = None
@@ -301,18 +302,21 @@ class PainelTreino(Painel):
         ax = self.ax_perda
         ax.axhline(np.log(4), color=CORES["neutro"], ls="--", lw=1.2, label="acaso (ln 4)")
         self._fim = ax.axvline(receita.passos, color=CORES["destaque"], ls=":", lw=1.6, label="fim do próximo treino")
-        ax.set_yscale("log")
-        ax.set_ylim(1e-3, 3.0)
+        ax.set_ylim(0, 2.0)
         ax.set_xlabel("passo")
-        ax.set_ylabel("perda (escala log)")
+        ax.set_ylabel("perda (entropia cruzada)")
         ax.set_title("a perda, passo a passo")
-        ax.legend(loc="lower left", frameon=False)
+        ax.legend(loc="upper right", frameon=False)
         self.botao = W.Button(description="treinar", icon="play", button_style="primary",
                               tooltip="treina um modelo novo com a semente e os passos escolhidos",
                               layout=W.Layout(width="160px"))
         self.progresso = W.IntProgress(value=0, min=0, max=1, description="progresso",
                                        style={"description_width": "initial"}, layout=W.Layout(width="320px"))
         self.rotulo = W.HTML("")
+        if curva_inicial is not None:  # desenhada antes do primeiro PNG: uma renderização só
+            nome, perdas = curva_inicial
+            self._nova_curva(nome).set_data(np.arange(1, len(perdas) + 1), perdas)
+            self.rotulo.value = f"a curva de {nome}; clique em <b>treinar</b> para treinar um modelo novo"
         super().__init__(fig, controles, self._calcular_estado, "Treinar ao vivo: a perda cai e as cabeças se "
                                                                 "especializam")
         coluna = self.children[-2].children[0]  # a coluna dos controles, à esquerda da figura
@@ -325,7 +329,8 @@ class PainelTreino(Painel):
         p, s = int(v["passos"]), int(v["semente"])
         r = self.receita
         self._fim.set_xdata([p, p])
-        self.ax_perda.set_xlim(0, max([p, *(len(t.perdas) for _, t, _, _ in self.treinos)]) * 1.02)
+        curvas = [len(linha.get_xdata()) for linha in self.ax_perda.lines if linha.get_gid() in ("atual", "anterior")]
+        self.ax_perda.set_xlim(0, max([p, *curvas]) * 1.02)
         linhas = [("o botão treina um modelo novo", f"semente {s}, {p} passos de Adam, lotes de {r.lote} frases "
                                                     f"(d_model = {r.d_model}, {r.n_camadas} camadas × {r.n_cabecas} "
                                                     "cabeças)")]
@@ -360,17 +365,8 @@ class PainelTreino(Painel):
             elif linha.get_gid() == "atual":
                 linha.set(color=CORES["neutro"], alpha=0.6, gid="anterior", label="o treino anterior")
         (curva,) = self.ax_perda.plot([], [], color=CORES["q"], lw=1.6, gid="atual", label=rotulo)
-        self.ax_perda.legend(loc="lower left", frameon=False)
+        self.ax_perda.legend(loc="upper right", frameon=False)
         return curva
-
-    def mostrar_treino(self, nome: str, treino: Treino) -> None:
-        """Mostra um treino já feito (o curto do notebook, por exemplo) como se tivesse acabado aqui."""
-        curva = self._nova_curva(nome)
-        curva.set_data(np.arange(1, len(treino.perdas) + 1), treino.perdas)
-        self._registrar(nome, treino)
-        self.progresso.max = self.progresso.value = len(treino.perdas)
-        self.rotulo.value = f"{nome}; clique em <b>treinar</b> para treinar um modelo novo"
-        self.atualizar()
 
     # -- o treino ---------------------------------------------------------------------------------
 
@@ -430,8 +426,8 @@ def painel_treino(inicial: Treino | None = None, *, receita: Receita = RECEITA_A
     sujeito, no atrator e na abertura nominal, medido em ``n_frases_medida`` frases novas.
 
     Controles: ``semente`` (0–9: os pesos iniciais e a ordem dos lotes) e ``passos`` (100–1000; padrão: os
-    de ``receita``, 400 na ``RECEITA_AO_VIVO``). ``inicial``, se dado (o treino curto do notebook), aparece
-    de saída, como se tivesse acabado de rodar. Estado: ``receita`` (a do próximo treino), ``treinos`` (os
+    de ``receita``, 400 na ``RECEITA_AO_VIVO``). ``inicial``, se dado (o treino curto do notebook), tem a sua
+    curva da perda desenhada de saída, para comparar. Estado: ``receita`` (a do próximo treino), ``treinos`` (os
     nomes dos já feitos) e, do último, ``acuracia``, ``analise`` e ``perdas`` (``None`` antes do primeiro).
     """
     passos = receita.passos if passos is None else passos
@@ -440,7 +436,5 @@ def painel_treino(inicial: Treino | None = None, *, receita: Receita = RECEITA_A
         "semente": W.IntSlider(value=semente, min=0, max=9, step=1, description="semente", **estilo),
         "passos": W.IntSlider(value=passos, min=100, max=1000, step=100, description="passos", **estilo),
     }
-    painel = PainelTreino(controles, receita, gerar_frases(n_frases_medida, semente=SEMENTE_MEDIDA))
-    if inicial is not None:
-        painel.mostrar_treino("o treino curto do notebook", inicial)
-    return painel
+    curva = None if inicial is None else ("o treino curto do notebook", inicial.perdas)
+    return PainelTreino(controles, receita, gerar_frases(n_frases_medida, semente=SEMENTE_MEDIDA), curva)
