@@ -415,7 +415,7 @@ def test_ler_frase_normaliza():
 
 
 def _outro(controle):
-    if isinstance(controle, W.Dropdown):
+    if hasattr(controle, "options"):
         valores = [o[1] if isinstance(o, tuple) else o for o in controle.options]
         return next(v for v in valores if v != controle.value)
     if isinstance(controle, W.Text):

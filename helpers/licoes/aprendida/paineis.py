@@ -96,8 +96,7 @@ def ler_frase(texto: str) -> list[str]:
 
 
 def _opcoes_de_palavra(tokens: Sequence[str]) -> list[tuple[str, int]]:
-    return [("todas as palavras", -1)] + [(f"{i} · {t}" + (" (a lacuna)" if t == LACUNA else ""), i)
-                                          for i, t in enumerate(tokens)]
+    return [("todas", -1)] + [(f"{i} · {t}", i) for i, t in enumerate(tokens)]
 
 
 class PainelVistaCabecas(Painel):
@@ -242,7 +241,8 @@ def painel_vista_cabecas(modelo: ModeloConcordancia | None = None, frase: str = 
                          texto: str = "as cartas sem o menino daqui ___") -> PainelVistaCabecas:
     """A vista das cabeças do modelo treinado (padrão: o de ``data/``), no estilo do BertViz.
 
-    Controles: ``frase`` (uma de :data:`EXEMPLOS` ou :data:`DIGITADA`, a da caixa de texto), ``texto`` (a
+    Controles (sliders de opções, que o teclado move com as setas): ``frase`` (uma de :data:`EXEMPLOS` ou
+    :data:`DIGITADA`, a da caixa de texto), ``texto`` (a
     caixa onde se digita uma frase; vale ao apertar Enter), ``camada`` e ``cabeca`` (a cabeça da vista
     grande) e ``palavra`` (só as linhas de uma palavra; ``-1`` = todas; padrão: a lacuna). À esquerda, a
     cabeça escolhida; à direita, as miniaturas de todas as cabeças. Uma palavra fora do vocabulário (ou
@@ -258,22 +258,26 @@ def painel_vista_cabecas(modelo: ModeloConcordancia | None = None, frase: str = 
         from .arquivo import carregar_modelo
 
         modelo = carregar_modelo()
-    opcoes_frase = [(f, f) for f in EXEMPLOS] + [("✏️ a frase digitada na caixa abaixo", DIGITADA)]
+    opcoes_frase = [(f"exemplo {i + 1}", f) for i, f in enumerate(EXEMPLOS)] + [("a digitada", DIGITADA)]
     if frase not in [valor for _, valor in opcoes_frase]:
         raise ValueError(f"frase precisa ser uma de EXEMPLOS ou {DIGITADA!r}; recebi {frase!r}.")
     tokens = ler_frase(texto) if frase == DIGITADA else frase.split()
     palavra = len(tokens) - 1 if palavra is None else palavra
-    estilo = {"style": {"description_width": "initial"}, "layout": W.Layout(width="420px")}
+    # sliders de opções, e não menus: no JupyterLab as setas num menu movem a célula selecionada (um atalho
+    # do modo de comando), e num slider elas mudam o valor — o painel inteiro funciona pelo teclado
+    estilo = {"continuous_update": True, "style": {"description_width": "initial"}, "layout": W.Layout(width="400px")}
     nomes_camada = {0: "0 (a primeira)", modelo.n_camadas - 1: f"{modelo.n_camadas - 1} (a última)"}
     controles: dict[str, W.ValueWidget] = {
-        "frase": W.Dropdown(options=opcoes_frase, value=frase, description="frase", **estilo),
+        "frase": W.SelectionSlider(options=opcoes_frase, value=frase, description="frase", **estilo),
         "texto": W.Text(value=texto, description="digite uma frase (Enter)", continuous_update=False,
-                        placeholder=f"palavras do vocabulário, terminando em {LACUNA}", **estilo),
-        "camada": W.Dropdown(options=[(nomes_camada.get(c, str(c)), c) for c in range(modelo.n_camadas)],
-                             value=camada, description="camada", **estilo),
-        "cabeca": W.Dropdown(options=list(range(modelo.n_cabecas)), value=cabeca, description="cabeça", **estilo),
-        "palavra": W.Dropdown(options=_opcoes_de_palavra(tokens), value=palavra, description="mostrar as linhas de",
-                              **estilo),
+                        placeholder=f"palavras do vocabulário, terminando em {LACUNA}",
+                        style={"description_width": "initial"}, layout=W.Layout(width="400px")),
+        "camada": W.SelectionSlider(options=[(nomes_camada.get(c, str(c)), c) for c in range(modelo.n_camadas)],
+                                    value=camada, description="camada", **estilo),
+        "cabeca": W.SelectionSlider(options=[(str(h), h) for h in range(modelo.n_cabecas)], value=cabeca,
+                                    description="cabeça", **estilo),
+        "palavra": W.SelectionSlider(options=_opcoes_de_palavra(tokens), value=palavra,
+                                     description="mostrar as linhas de", **estilo),
     }
     return PainelVistaCabecas(modelo, controles)
 
@@ -316,7 +320,7 @@ class PainelTreino(Painel):
         if curva_inicial is not None:  # desenhada antes do primeiro PNG: uma renderização só
             nome, perdas = curva_inicial
             self._nova_curva(nome).set_data(np.arange(1, len(perdas) + 1), perdas)
-            self.rotulo.value = f"a curva de {nome}; clique em <b>treinar</b> para treinar um modelo novo"
+            self.rotulo.value = f"na figura, {nome}; clique em <b>treinar</b> para treinar um modelo novo"
         super().__init__(fig, controles, self._calcular_estado, "Treinar ao vivo: a perda cai e as cabeças se "
                                                                 "especializam")
         coluna = self.children[-2].children[0]  # a coluna dos controles, à esquerda da figura
