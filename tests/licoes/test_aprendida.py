@@ -497,12 +497,15 @@ def treino(modelo):
     return licao.painel_treino(receita=RECEITA_TESTE, n_frases_medida=60)
 
 
-def test_treino_cada_controle_muda_a_figura(treino):
+def test_treino_cada_controle_muda_o_que_se_ve(treino):
     for nome, controle in treino.controles.items():
         antes_png, antes_html = treino.imagem.value, treino.texto.value
         controle.value = _outro(controle)
-        assert treino.imagem.value != antes_png or nome == "semente", nome
         assert treino.texto.value != antes_html, nome
+        if nome == "semente":  # vale para o próximo treino: só o texto muda, e o PNG não é refeito
+            assert treino.imagem.value is antes_png
+        else:  # o fim do próximo treino (a linha pontilhada) anda
+            assert treino.imagem.value != antes_png, nome
     assert treino.estado["receita"].semente == 9 and treino.estado["receita"].passos == 1000
 
 
@@ -551,3 +554,29 @@ def test_paineis_achados_pela_trilha():
     achados = paineis()
     assert achados["painel_vista_cabecas"] is licao.painel_vista_cabecas
     assert achados["painel_treino"] is licao.painel_treino
+
+
+def test_medidas_vetorizadas_batem_com_a_conta_frase_a_frase(modelo):
+    """As médias de analisar_cabecas (de uma vez para o lote) são as da conta frase a frase, com a frase
+    sem enchimento."""
+    frases = licao.gerar_frases(40, semente=9)
+    analise = licao.analisar_cabecas(modelo, frases)
+    soma = {nome: [] for nome in licao.MEDIDAS}
+    for f in frases:
+        w = modelo.atencao(f.tokens)  # (L, H, n, n), só a frase
+        n, i = len(f.tokens), f.posicao_alvo
+        soma["sujeito"].append(w[:, :, i, f.posicoes_sujeito].sum(-1))
+        soma["atrator"].append(w[:, :, i, f.posicoes_atrator].sum(-1))
+        soma["lacuna"].append(w[:, :, i, i])
+        soma["anterior"].append(np.mean([w[:, :, j, j - 1] for j in range(1, n)], axis=0))
+        soma["primeira"].append(w[:, :, :, 0].mean(-1))
+        soma["propria"].append(np.mean([w[:, :, j, j] for j in range(n)], axis=0))
+        if f.posicoes_distrator:
+            soma["distrator"].append(w[:, :, i, f.posicoes_distrator].sum(-1))
+        virgulas = [j for j, t in enumerate(f.tokens) if t == ","]
+        if virgulas:
+            soma["virgula"].append(w[:, :, :, virgulas].sum(-1).mean(-1))
+    for nome, valores in soma.items():
+        np.testing.assert_allclose(analise.medidas[nome], np.mean(valores, axis=0), atol=1e-12, err_msg=nome)
+    assert analise.uniforme["sujeito"].shape == (2, 2)
+    np.testing.assert_allclose(analise.uniforme["sujeito"], np.mean([2 / len(f.tokens) for f in frases]))

@@ -329,6 +329,24 @@ class PainelTreino(Painel):
 
     # -- o que a figura e o texto mostram ---------------------------------------------------------
 
+    _versao = 0  # muda a cada curva nova ou treino registrado: a figura precisa de um PNG novo
+    _chave_png: tuple | None = None
+
+    def atualizar(self) -> dict[str, Any]:
+        """Como :meth:`Painel.atualizar`, mas só refaz o PNG quando a figura mudou: a semente muda só o
+        texto (ela vale para o próximo treino), e o PNG é quase todo o custo de uma atualização."""
+        inicio = time.perf_counter()
+        estado = self._calcular(self.valores())
+        self.texto.value = estado.get("html", "")
+        chave = (int(self.controles["passos"].value), self._versao)
+        if chave != self._chave_png:
+            self.imagem.value = plots.png(self.fig)
+            self._chave_png = chave
+        self.estado = estado
+        self.ultimo_tempo_ms = (time.perf_counter() - inicio) * 1000
+        return estado
+
+
     def _calcular_estado(self, v: dict[str, Any]) -> dict[str, Any]:
         p, s = int(v["passos"]), int(v["semente"])
         r = self.receita
@@ -360,6 +378,7 @@ class PainelTreino(Painel):
         analise = analisar_cabecas(treino.modelo, self.frases_medida)
         self.treinos.append((nome, treino, acuracia(treino.modelo, self.frases_medida), analise))
         desenhar_sujeito_atrator(self.ax_cabecas, analise, titulo=f"as cabeças do modelo: {nome}")
+        self._versao += 1
 
     def _nova_curva(self, rotulo: str):
         """A curva do treino novo; a do anterior fica em cinza, e a de antes dela sai."""
@@ -370,6 +389,7 @@ class PainelTreino(Painel):
                 linha.set(color=CORES["neutro"], alpha=0.6, gid="anterior", label="o treino anterior")
         (curva,) = self.ax_perda.plot([], [], color=CORES["q"], lw=1.6, gid="atual", label=rotulo)
         self.ax_perda.legend(loc="upper right", frameon=False)
+        self._versao += 1
         return curva
 
     # -- o treino ---------------------------------------------------------------------------------
