@@ -580,3 +580,17 @@ def test_medidas_vetorizadas_batem_com_a_conta_frase_a_frase(modelo):
         np.testing.assert_allclose(analise.medidas[nome], np.mean(valores, axis=0), atol=1e-12, err_msg=nome)
     assert analise.uniforme["sujeito"].shape == (2, 2)
     np.testing.assert_allclose(analise.uniforme["sujeito"], np.mean([2 / len(f.tokens) for f in frases]))
+
+
+def test_treino_modo_apresentacao_empilha_as_figuras():
+    from helpers import plots
+
+    try:
+        plots.modo_apresentacao()
+        grande = licao.painel_treino(receita=RECEITA_TESTE, n_frases_medida=20)
+    finally:
+        plots.modo_padrao()
+    normal = licao.painel_treino(receita=RECEITA_TESTE, n_frases_medida=20)
+    assert grande.fig.get_figheight() > 1.5 * normal.fig.get_figheight()
+    assert grande.ax_perda.get_position().y0 > grande.ax_cabecas.get_position().y1  # uma embaixo da outra
+    assert normal.ax_perda.get_position().x1 < normal.ax_cabecas.get_position().x0  # lado a lado

@@ -24,7 +24,8 @@ from .analise import AnaliseCabecas
 from .frases import ARTIGOS, LACUNA, PREPOSICOES, PREPOSICOES_ABERTURA, SUBSTANTIVOS, Frase
 
 __all__ = [
-    "COR_PAPEL", "CORES_CABECAS", "Miniaturas", "VistaCabeca", "desenhar_sujeito_atrator", "figura_duas_vistas",
+    "COR_PAPEL", "CORES_CABECAS", "Miniaturas", "VistaCabeca", "desenhar_sujeito_atrator", "escala_da_fonte",
+    "figura_duas_vistas",
     "figura_frases", "figura_sujeito_atrator", "figura_vista_cabecas", "papeis_da_frase",
 ]
 
@@ -160,7 +161,8 @@ def desenhar_sujeito_atrator(ax: Axes, analise: AnaliseCabecas, titulo: str = ""
 
 def figura_sujeito_atrator(analise: AnaliseCabecas, titulo: str = "") -> Figure:
     """:func:`desenhar_sujeito_atrator` numa figura do pyplot."""
-    fig, axes = plots.nova_figura(9.0, 4.2, pyplot=True)
+    k = escala_da_fonte()
+    fig, axes = plots.nova_figura(min(9.0 * k, 12.0), 4.2 * k, pyplot=True)
     fig.subplots_adjust(left=0.09, right=0.99, bottom=0.15, top=0.9 if titulo else 0.96)
     desenhar_sujeito_atrator(axes[0, 0], analise, titulo)
     return fig
@@ -180,7 +182,7 @@ class VistaCabeca:
     ``atualizar`` só muda os dados dos artistas, criados uma vez para até ``n_max`` palavras.
     """
 
-    X_ESQ, X_DIR = 0.30, 0.70
+    X_ESQ, X_DIR = 0.30, 0.66
 
     def __init__(self, ax: Axes, n_max: int):
         self.ax = ax
@@ -192,12 +194,12 @@ class VistaCabeca:
                          for i in range(n_max)]
         self.direita = [ax.text(self.X_DIR + 0.02, -j, "", ha="left", va="center", fontsize=tamanho)
                         for j in range(n_max)]
-        self.pesos = [ax.text(0.995, -j, "", ha="right", va="center", fontsize=tamanho - 1, color=CORES["neutro"])
-                      for j in range(n_max)]
+        self.pesos = [ax.text(1.04, -j, "", ha="right", va="center", fontsize=tamanho - 1, color=CORES["neutro"],
+                              clip_on=False) for j in range(n_max)]
         self.linhas = LineCollection([], capstyle="round")
         ax.add_collection(self.linhas)
-        self.titulo = ax.text(0.5, 1.0, "", ha="center", va="bottom", transform=ax.transAxes,
-                              fontsize=mpl.rcParams["axes.titlesize"], fontweight="bold")
+        self.titulo = ax.text(0.02, 1.0, "", ha="left", va="bottom", transform=ax.transAxes,
+                              fontsize=mpl.rcParams["font.size"] + 1, fontweight="bold")
         self.cabecalhos = [ax.text(self.X_ESQ - 0.02, 0.75, "quem olha", ha="right", va="bottom",
                                    fontsize=tamanho - 2, color=CORES["neutro"], style="italic"),
                            ax.text(self.X_DIR + 0.02, 0.75, "para quem olha", ha="left", va="bottom",
@@ -208,7 +210,7 @@ class VistaCabeca:
         """``pesos`` ``(n, n)`` de uma cabeça; ``linha`` = a palavra escolhida (``None``: todas)."""
         w = np.asarray(pesos, dtype=float)
         n = len(tokens)
-        self.ax.set_ylim(-(n - 1) - 0.7, 1.1)
+        self.ax.set_ylim(-(n - 1) - 0.7, 1.5)
         for i in range(self.n_max):
             for lado in (self.esquerda, self.direita):
                 t = lado[i]
@@ -255,7 +257,7 @@ class Miniaturas:
             ax.set_xticks([])
             ax.set_yticks([])
             ax.grid(False)
-            ax.set_title(f"camada {c} · cabeça {h}", fontsize=mpl.rcParams["font.size"])
+            ax.set_title(f"{c}·{h}", fontsize=mpl.rcParams["font.size"])
             self.contornos[(c, h)] = ax.add_patch(Rectangle((0, 0), 1, 1, fill=False, ec=CORES["destaque"], lw=2.2))
             for lado in ax.spines.values():
                 lado.set_visible(True)
@@ -281,14 +283,20 @@ class Miniaturas:
                 contorno.set_height(1)
 
 
+def escala_da_fonte() -> float:
+    """Quanto a fonte atual é maior que a padrão da coleção (1 no padrão, ~1.45 no modo de apresentação):
+    as figuras crescem junto, para os textos continuarem cabendo."""
+    return max(1.0, mpl.rcParams["font.size"] / 11.0)
+
+
 def layout_vista(fig: Figure, n_camadas: int, n_cabecas: int) -> tuple[Axes, np.ndarray]:
     """Os eixos da vista grande (à esquerda) e das miniaturas ``(n_camadas, n_cabecas)`` (à direita)."""
     ax_vista = fig.add_axes((0.0, 0.03, 0.56, 0.88))
-    grade = fig.add_gridspec(n_camadas, n_cabecas, left=0.6, right=0.98, bottom=0.05, top=0.86,
-                             wspace=0.12, hspace=0.28)
+    grade = fig.add_gridspec(n_camadas, n_cabecas, left=0.6, right=0.98, bottom=0.05, top=0.84,
+                             wspace=0.12, hspace=0.22)
     miniaturas = np.array([[fig.add_subplot(grade[c, h]) for h in range(n_cabecas)] for c in range(n_camadas)])
-    fig.text(0.79, 0.985, "todas as cabeças (linhas: quem olha)", ha="center", va="top",
-             fontsize=mpl.rcParams["font.size"], color=CORES["neutro"])
+    fig.text(0.79, 0.985, "todas as cabeças (camada·cabeça)\nlinhas: quem olha; colunas: para quem", ha="center",
+             va="top", fontsize=mpl.rcParams["font.size"] - 1, color=CORES["neutro"])
     return ax_vista, miniaturas
 
 
@@ -298,8 +306,9 @@ def altura_da_vista(n_max: int) -> float:
 
 
 def titulo_da_vista(camada: int, cabeca: int, tokens: Sequence[str], linha: int | None) -> str:
-    quem = "todas as palavras" if linha is None else f"a palavra «{tokens[linha]}»"
-    return f"camada {camada} · cabeça {cabeca}: para onde olha {quem}"
+    if linha is None:
+        return f"cabeça {camada}·{cabeca}: todas as palavras"
+    return f"cabeça {camada}·{cabeca}: para onde olha «{tokens[linha]}»"
 
 
 def figura_vista_cabecas(pesos: np.ndarray, tokens: Sequence[str], camada: int, cabeca: int,
@@ -332,7 +341,7 @@ def figura_duas_vistas(pesos: np.ndarray, tokens: Sequence[str], vistas: Sequenc
     fig = plt.figure(figsize=(5.0 * len(vistas), altura_da_vista(n) * 0.9))
     papeis = papeis_da_frase(tokens, frase)
     for k, (c, h, i) in enumerate(vistas):
-        ax = fig.add_axes((k / len(vistas), 0.02, 1 / len(vistas) - 0.01, 0.86))
+        ax = fig.add_axes((k / len(vistas), 0.02, 1 / len(vistas) - 0.07, 0.86))  # sobra lugar para os pesos
         vista = VistaCabeca(ax, n)
         vista.atualizar(pesos[c, h], tokens, papeis, CORES_CABECAS.get((c, h), CORES["q"]), i,
                         f"camada {c} · cabeça {h}: «{tokens[i]}» olha para…")

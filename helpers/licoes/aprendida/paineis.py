@@ -26,6 +26,7 @@ from .figuras import (
     VistaCabeca,
     altura_da_vista,
     desenhar_sujeito_atrator,
+    escala_da_fonte,
     layout_vista,
     papeis_da_frase,
     titulo_da_vista,
@@ -300,9 +301,14 @@ class PainelTreino(Painel):
         self._frases_treino: list[Frase] | None = None
         #: os treinos já feitos: (nome, Treino, acurácia nas frases de medida, análise das cabeças)
         self.treinos: list[tuple[str, Treino, float, AnaliseCabecas]] = []
-        fig = Figure(figsize=(10.0, 4.2))
-        self.ax_perda = fig.add_axes((0.075, 0.13, 0.335, 0.77))
-        self.ax_cabecas = fig.add_axes((0.49, 0.15, 0.5, 0.75))
+        if escala_da_fonte() > 1.2:  # modo de apresentação: uma figura embaixo da outra, para as letras caberem
+            fig = Figure(figsize=(10.0, 9.0))
+            self.ax_perda = fig.add_axes((0.1, 0.6, 0.86, 0.34))
+            self.ax_cabecas = fig.add_axes((0.1, 0.08, 0.86, 0.4))
+        else:
+            fig = Figure(figsize=(10.0, 4.2))
+            self.ax_perda = fig.add_axes((0.075, 0.13, 0.335, 0.77))
+            self.ax_cabecas = fig.add_axes((0.49, 0.15, 0.5, 0.75))
         ax = self.ax_perda
         ax.axhline(np.log(4), color=CORES["neutro"], ls="--", lw=1.2, label="acaso (ln 4)")
         self._fim = ax.axvline(receita.passos, color=CORES["destaque"], ls=":", lw=1.6, label="fim do próximo treino")
