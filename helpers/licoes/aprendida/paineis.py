@@ -455,16 +455,16 @@ def painel_treino(inicial: Treino | None = None, *, receita: Receita = RECEITA_A
     enquanto o modelo aprende (redesenhada algumas vezes por segundo); no fim, o peso de cada cabeça no
     sujeito, no atrator e na abertura nominal, medido em ``n_frases_medida`` frases novas.
 
-    Controles: ``semente`` (0–9: os pesos iniciais e a ordem dos lotes) e ``passos`` (100–1000; padrão: os
-    de ``receita``, 400 na ``RECEITA_AO_VIVO``). ``inicial``, se dado (o treino curto do notebook), tem a sua
+    Controles: ``passos`` (100–1000; padrão: os de ``receita``, 400 na ``RECEITA_AO_VIVO``) e ``semente``
+    (0–9: os pesos iniciais e a ordem dos lotes). ``inicial``, se dado (o treino curto do notebook), tem a sua
     curva da perda desenhada de saída, para comparar. Estado: ``receita`` (a do próximo treino), ``treinos`` (os
     nomes dos já feitos) e, do último, ``acuracia``, ``analise`` e ``perdas`` (``None`` antes do primeiro).
     """
     passos = receita.passos if passos is None else passos
     estilo = {"continuous_update": False, "style": {"description_width": "initial"}, "layout": W.Layout(width="330px")}
     controles: dict[str, W.ValueWidget] = {
-        "semente": W.IntSlider(value=semente, min=0, max=9, step=1, description="semente", **estilo),
         "passos": W.IntSlider(value=passos, min=100, max=1000, step=100, description="passos", **estilo),
+        "semente": W.IntSlider(value=semente, min=0, max=9, step=1, description="semente", **estilo),
     }
     curva = None if inicial is None else ("o treino curto do notebook", inicial.perdas)
     return PainelTreino(controles, receita, gerar_frases(n_frases_medida, semente=SEMENTE_MEDIDA), curva)
