@@ -18,6 +18,7 @@ from helpers.corretor import corrigir, corrigir_previsao
 from helpers.licoes import aprendida as licao
 from helpers.licoes.aprendida import corretores as cor
 from helpers.licoes.aprendida import frases as fr
+from helpers.licoes.aprendida import previsoes as prev
 from tests._corretor import confere_erro_nomeado
 
 # ---------------------------------------------------------------------------------------------
@@ -291,14 +292,14 @@ def test_adam_pendente_e_resposta_sem_estado():
 
 @pytest.mark.parametrize("previsao", [1, "1", "camada 1", "1·1", (1, 1), 1.0])
 def test_previsao_camada_aceita_a_camada_de_varios_jeitos(previsao):
-    assert corrigir_previsao(cor.PREVISAO_CAMADA, previsao).ok
+    assert corrigir_previsao(prev.PREVISAO_CAMADA, previsao).ok
 
 
 def test_previsao_camada_erro_nomeado_pendente_e_invalida():
-    assert corrigir_previsao(cor.PREVISAO_CAMADA, 0).erro == "a primeira camada"
-    assert corrigir_previsao(cor.PREVISAO_CAMADA, "0·1").erro == "a primeira camada"
-    assert corrigir_previsao(cor.PREVISAO_CAMADA, None).erro == "pendente"
-    assert corrigir_previsao(cor.PREVISAO_CAMADA, "a de cima").erro == "tipo"
+    assert corrigir_previsao(prev.PREVISAO_CAMADA, 0).erro == "a primeira camada"
+    assert corrigir_previsao(prev.PREVISAO_CAMADA, "0·1").erro == "a primeira camada"
+    assert corrigir_previsao(prev.PREVISAO_CAMADA, None).erro == "pendente"
+    assert corrigir_previsao(prev.PREVISAO_CAMADA, "a de cima").erro == "tipo"
 
 
 def test_previsao_camada_revela_os_numeros_medidos(capsys):
@@ -309,29 +310,29 @@ def test_previsao_camada_revela_os_numeros_medidos(capsys):
 
 @pytest.mark.parametrize("previsao", ["c", "C", "(c)", " letra c "])
 def test_previsao_desligar_aceita_a_letra(previsao):
-    assert corrigir_previsao(cor.PREVISAO_DESLIGAR, previsao).ok
+    assert corrigir_previsao(prev.PREVISAO_DESLIGAR, previsao).ok
 
 
 @pytest.mark.parametrize(("previsao", "nome"), [("a", "peso alto = indispensável"), ("b", "cai um pouco"),
                                                 (None, "pendente"), ("d", "tipo"), (3, "tipo")])
 def test_previsao_desligar_erros(previsao, nome):
-    assert corrigir_previsao(cor.PREVISAO_DESLIGAR, previsao).erro == nome
+    assert corrigir_previsao(prev.PREVISAO_DESLIGAR, previsao).erro == nome
 
 
 def test_previsao_desligar_a_resposta_e_a_medida(capsys):
-    med = cor._desligada()
+    med = prev._desligada()
     assert med["acuracia"] == 1.0 and med["sem"] >= 0.95
-    suj = cor._medidas_do_modelo()["analise"].medidas["sujeito"]
-    assert cor.CABECA_DESLIGADA == (1, int(np.argmin(suj[1])))  # a outra cabeça da última camada
-    assert cor.PREVISAO_DESLIGAR.certo() == "c"
+    suj = prev._medidas_do_modelo()["analise"].medidas["sujeito"]
+    assert prev.CABECA_DESLIGADA == (1, int(np.argmin(suj[1])))  # a outra cabeça da última camada
+    assert prev.PREVISAO_DESLIGAR.certo() == "c"
     licao.check_previsao_desligar("c")
     assert "99,4% sem a cabeça 1·0" in capsys.readouterr().out
 
 
 def test_previsao_camada_usa_a_analise_dada():
-    analise = cor._medidas_do_modelo()["analise"]
+    analise = prev._medidas_do_modelo()["analise"]
     falsa = replace(analise, medidas={**analise.medidas, "sujeito": analise.medidas["sujeito"][::-1]})
-    assert corrigir_previsao(replace(cor.PREVISAO_CAMADA, certo=cor._camada_da_concordancia(falsa)), 0).ok
+    assert corrigir_previsao(replace(prev.PREVISAO_CAMADA, certo=prev._camada_da_concordancia(falsa)), 0).ok
     assert licao.check_previsao_camada(1, analise) is True
 
 

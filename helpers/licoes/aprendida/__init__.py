@@ -10,7 +10,8 @@ treinado em numpy com o gradiente escrito à mão, a análise das cabeças, os p
 - :mod:`.analise` — acurácia, o que cada cabeça olha, desligar uma cabeça, as dicas do BertViz medidas;
 - :mod:`.arquivo` — o modelo treinado que vem em ``data/`` (``python -m tools.treinar``);
 - :mod:`.figuras` e :mod:`.paineis` — as figuras, a vista das cabeças e o treino ao vivo;
-- :mod:`.corretores` — os exercícios (o gradiente da atenção, um passo de Adam, as previsões).
+- :mod:`.corretores` — os exercícios de código (o gradiente da atenção, um passo de Adam);
+- :mod:`.previsoes` — as previsões (prever, depois conferir).
 """
 
 from .analise import (
@@ -27,17 +28,7 @@ from .analise import (
     nomear_cabecas,
 )
 from .arquivo import carregar_modelo, impressao_digital, ler_metadados, salvar_modelo
-from .corretores import (
-    ADAM,
-    GRADIENTE_ATENCAO,
-    PREVISAO_CAMADA,
-    PREVISAO_DESLIGAR,
-    check_gradiente_atencao,
-    check_passo_adam,
-    check_previsao_camada,
-    check_previsao_desligar,
-    diferencas_finitas,
-)
+from .corretores import ADAM, GRADIENTE_ATENCAO, check_gradiente_atencao, check_passo_adam, diferencas_finitas
 from .figuras import (
     figura_duas_vistas,
     figura_frases,
@@ -58,6 +49,7 @@ from .frases import (
     vocabulario,
 )
 from .paineis import EXEMPLOS, PainelTreino, PainelVistaCabecas, ler_frase, painel_treino, painel_vista_cabecas
+from .previsoes import PREVISAO_CAMADA, PREVISAO_DESLIGAR, check_previsao_camada, check_previsao_desligar
 from .rede import (
     RECEITA_AO_VIVO,
     RECEITA_COMPLETA,

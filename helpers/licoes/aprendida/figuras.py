@@ -224,7 +224,9 @@ class VistaCabeca:
                 else:
                     t.set_text("")
                     t.set_bbox(None)
-            self.pesos[i].set_text(f"{w[linha, i]:.2f}" if linha is not None and i < n else "")
+            # os pesos que arredondam para 0.00 ficam em branco: menos texto para ler e para desenhar
+            mostra = linha is not None and i < n and w[linha, i] >= 0.005
+            self.pesos[i].set_text(f"{w[linha, i]:.2f}" if mostra else "")
         queries = range(n) if linha is None else [linha]
         segmentos, cores, larguras = [], [], []
         rgba = np.array(to_rgba(cor))
