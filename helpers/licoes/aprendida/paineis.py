@@ -43,7 +43,7 @@ EXEMPLOS: tuple[str, ...] = (
     "segundo as vizinhas , o livro com a carta já ___",
     "hoje a festa sem os alunos já ___",
     "eu acho que as caixas de ontem sem os meninos da escola ___",
-    "por sorte , a festa lá de casa com os alunos ___",
+    "por sorte , o presente lá de casa com as cartas ___",
 )
 
 #: o valor da opção "a frase digitada" no seletor de frases
