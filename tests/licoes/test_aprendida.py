@@ -528,6 +528,8 @@ def test_treino_o_botao_treina_com_progresso_e_curva(treino):
     assert e["analise"].medidas["sujeito"].shape == (2, 2)
     assert not treino.botao.disabled and treino.botao.description == "treinar"
     assert "pronto" in treino.rotulo.value
+    # as barras das cabeças aparecem ao lado da curva, numa imagem própria, depois do primeiro treino
+    assert treino.imagem_cabecas in treino.children[-2].children and treino.imagem_cabecas.value
 
 
 def test_treino_com_a_curva_do_treino_curto_do_notebook(treino):
@@ -537,6 +539,7 @@ def test_treino_com_a_curva_do_treino_curto_do_notebook(treino):
     curva = next(linha for linha in painel.ax_perda.lines if linha.get_gid() == "atual")
     np.testing.assert_array_equal(curva.get_ydata(), curto.perdas)
     assert painel.estado["treinos"] == [] and painel.estado["acuracia"] is None  # as cabeças vêm depois do botão
+    assert painel.imagem_cabecas not in painel.children[-2].children
     assert painel.imagem.value != treino.imagem.value
 
 
@@ -583,7 +586,7 @@ def test_medidas_vetorizadas_batem_com_a_conta_frase_a_frase(modelo):
     np.testing.assert_allclose(analise.uniforme["sujeito"], np.mean([2 / len(f.tokens) for f in frases]))
 
 
-def test_treino_modo_apresentacao_empilha_as_figuras():
+def test_treino_modo_apresentacao_tem_figuras_maiores():
     from helpers import plots
 
     try:
@@ -592,6 +595,6 @@ def test_treino_modo_apresentacao_empilha_as_figuras():
     finally:
         plots.modo_padrao()
     normal = licao.painel_treino(receita=RECEITA_TESTE, n_frases_medida=20)
-    assert grande.fig.get_figheight() > 1.5 * normal.fig.get_figheight()
-    assert grande.ax_perda.get_position().y0 > grande.ax_cabecas.get_position().y1  # uma embaixo da outra
-    assert normal.ax_perda.get_position().x1 < normal.ax_cabecas.get_position().x0  # lado a lado
+    for fig in ("fig", "fig_cabecas"):
+        assert getattr(grande, fig).get_figheight() > 1.3 * getattr(normal, fig).get_figheight(), fig
+    assert grande.ax_perda.yaxis.label.get_fontsize() > normal.ax_perda.yaxis.label.get_fontsize()

@@ -301,14 +301,14 @@ class PainelTreino(Painel):
         self._frases_treino: list[Frase] | None = None
         #: os treinos já feitos: (nome, Treino, acurácia nas frases de medida, análise das cabeças)
         self.treinos: list[tuple[str, Treino, float, AnaliseCabecas]] = []
-        if escala_da_fonte() > 1.2:  # modo de apresentação: uma figura embaixo da outra, para as letras caberem
-            fig = Figure(figsize=(10.0, 9.0))
-            self.ax_perda = fig.add_axes((0.1, 0.6, 0.86, 0.34))
-            self.ax_cabecas = fig.add_axes((0.1, 0.08, 0.86, 0.4))
-        else:
-            fig = Figure(figsize=(10.0, 4.2))
-            self.ax_perda = fig.add_axes((0.075, 0.13, 0.335, 0.77))
-            self.ax_cabecas = fig.add_axes((0.49, 0.15, 0.5, 0.75))
+        # duas figuras, duas imagens: a da perda é redesenhada a cada movimento e durante o treino; a das
+        # cabeças, só no fim de cada treino (e aparece depois do primeiro)
+        k = escala_da_fonte()
+        fig = Figure(figsize=(4.6 * k, 4.2 * k))
+        self.ax_perda = fig.add_axes((0.17, 0.13, 0.78, 0.77))
+        self.fig_cabecas = Figure(figsize=(5.6 * k, 4.2 * k))
+        self.ax_cabecas = self.fig_cabecas.add_axes((0.12, 0.15, 0.86, 0.75))
+        self.imagem_cabecas = W.Image(format="png", layout=W.Layout(max_width="100%"))
         ax = self.ax_perda
         ax.axhline(np.log(4), color=CORES["neutro"], ls="--", lw=1.2, label="acaso (ln 4)")
         self._fim = ax.axvline(receita.passos, color=CORES["destaque"], ls=":", lw=1.6, label="fim do próximo treino")
@@ -331,15 +331,16 @@ class PainelTreino(Painel):
                                                                 "especializam")
         coluna = self.children[-2].children[0]  # a coluna dos controles, à esquerda da figura
         coluna.children = (*coluna.children, self.botao, self.progresso, self.rotulo)
+        self._linha = self.children[-2]  # controles + figuras (a das cabeças entra depois do primeiro treino)
         self.botao.on_click(lambda _botao: self._treinar_pelo_botao())
 
     # -- o que a figura e o texto mostram ---------------------------------------------------------
 
-    _versao = 0  # muda a cada curva nova ou treino registrado: a figura precisa de um PNG novo
+    _versao = 0  # muda a cada curva nova: a figura da perda precisa de um PNG novo
     _chave_png: tuple | None = None
 
     def atualizar(self) -> dict[str, Any]:
-        """Como :meth:`Painel.atualizar`, mas só refaz o PNG quando a figura mudou: a semente muda só o
+        """Como :meth:`Painel.atualizar`, mas só refaz o PNG da perda quando ela mudou: a semente muda só o
         texto (ela vale para o próximo treino), e o PNG é quase todo o custo de uma atualização."""
         inicio = time.perf_counter()
         estado = self._calcular(self.valores())
@@ -364,10 +365,7 @@ class PainelTreino(Painel):
                                                     "cabeças)")]
         ultimo = self.treinos[-1] if self.treinos else None
         if ultimo is None:
-            self.ax_cabecas.clear()
-            self.ax_cabecas.set_axis_off()
-            self.ax_cabecas.text(0.5, 0.5, "clique em «treinar»:\nas cabeças do modelo treinado aparecem aqui",
-                                 ha="center", va="center", transform=self.ax_cabecas.transAxes)
+            linhas.append(("as cabeças", "aparecem ao lado da curva depois do primeiro treino"))
         else:
             nome, _treino, acc, analise = ultimo
             m = analise.medidas["sujeito"]
@@ -384,7 +382,9 @@ class PainelTreino(Painel):
         analise = analisar_cabecas(treino.modelo, self.frases_medida)
         self.treinos.append((nome, treino, acuracia(treino.modelo, self.frases_medida), analise))
         desenhar_sujeito_atrator(self.ax_cabecas, analise, titulo=f"as cabeças do modelo: {nome}")
-        self._versao += 1
+        self.imagem_cabecas.value = plots.png(self.fig_cabecas)
+        if self.imagem_cabecas not in self._linha.children:
+            self._linha.children = (*self._linha.children, self.imagem_cabecas)
 
     def _nova_curva(self, rotulo: str):
         """A curva do treino novo; a do anterior fica em cinza, e a de antes dela sai."""
