@@ -322,7 +322,7 @@ class PainelTreino(Painel):
                               layout=W.Layout(width="160px"))
         self.progresso = W.IntProgress(value=0, min=0, max=1, description="progresso",
                                        style={"description_width": "initial"}, layout=W.Layout(width="320px"))
-        self.rotulo = W.HTML("")
+        self.rotulo = W.HTML("", layout=W.Layout(max_width="330px"))  # quebra a linha: a figura fica ao lado
         if curva_inicial is not None:  # desenhada antes do primeiro PNG: uma renderização só
             nome, perdas = curva_inicial
             self._nova_curva(nome).set_data(np.arange(1, len(perdas) + 1), perdas)
