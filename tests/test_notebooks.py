@@ -155,7 +155,9 @@ def test_one_notebook_one_lesson_module_one_test_file_one_guide_section():
     guia = (raiz / "docs" / "guia_do_instrutor.md").read_text(encoding="utf-8")
     secoes = re.findall(r"^## (\d\d) · (.+)$", guia, flags=re.M)
     assert secoes == [(e.arquivo[:2], e.titulo) for e in tn.TRILHA], "o guia precisa de uma seção por notebook, na ordem"
-    licoes = sorted(p.stem for p in (raiz / "helpers" / "licoes").glob("*.py") if p.stem != "__init__")
+    pasta_licoes = raiz / "helpers" / "licoes"
+    licoes = sorted([p.stem for p in pasta_licoes.glob("*.py") if p.stem != "__init__"]
+                    + [p.name for p in pasta_licoes.iterdir() if (p / "__init__.py").exists()])  # módulo ou pacote
     assert sorted(e.licao for e in tn.TRILHA) == licoes, "cada notebook tem o seu módulo em helpers/licoes/, e só"
     for etapa in tn.TRILHA:
         assert (raiz / "tests" / "licoes" / f"test_{etapa.licao}.py").exists(), etapa.licao

@@ -55,6 +55,7 @@ TRILHA: list[Etapa] = [
     Etapa("08_multi_head.ipynb", "Várias cabeças", "cabeças como subespaços; concatenação e W_o; GQA/MQA e a memória do KV cache", "cabecas"),
     Etapa("09_custo_quadratico.ipynb", "O custo quadrático", "o custo n² medido; atenção local, linear e por blocos (softmax online)", "custo"),
     Etapa("10_revisao.ipynb", "Revisão", "equívocos comuns, quiz de autoavaliação, resumo de uma página, próximos passos", "revisao"),
+    Etapa("11_atencao_aprendida.ipynb", "Atenção aprendida", "W_q, W_k, W_v aprendidos: o gradiente da atenção à mão, um modelo pequeno treinado em numpy, cabeças que se especializam", "aprendida"),
 ]
 
 

@@ -1,14 +1,41 @@
-"""Notebook 09_atencao_aprendida: frases de concordância, o modelo pequeno treinado em numpy e a sua análise.
+"""Lição "Atenção aprendida" (notebook ``atencao_aprendida``): frases de concordância, o modelo pequeno
+treinado em numpy com o gradiente escrito à mão, a análise das cabeças, os painéis e os corretores.
+
+É um pacote porque o modelo é maior que uma lição comum; o notebook usa só este nome
+(``from helpers.licoes import aprendida as licao``):
 
 - :mod:`.frases` — o gerador de frases sintéticas em português (sujeito, atrator, lacuna);
 - :mod:`.rede` — o modelo (embeddings + atenção de várias cabeças + leitura), o gradiente à mão,
   Adam e o treino;
-- :mod:`.analise` — acurácia e o que cada cabeça olha, medido;
-- :mod:`.arquivo` — o modelo treinado que vem em ``data/`` (``python -m tools.treinar``).
+- :mod:`.analise` — acurácia, o que cada cabeça olha, desligar uma cabeça, as dicas do BertViz medidas;
+- :mod:`.arquivo` — o modelo treinado que vem em ``data/`` (``python -m tools.treinar``);
+- :mod:`.figuras` e :mod:`.paineis` — as figuras, a vista das cabeças e o treino ao vivo;
+- :mod:`.corretores` — os exercícios de código (o gradiente da atenção, um passo de Adam);
+- :mod:`.previsoes` — as previsões (prever, depois conferir).
 """
 
-from .analise import LIMIARES, MEDIDAS, AnaliseCabecas, acuracia, analisar_cabecas, nomear_cabecas
+from .analise import (
+    DICAS,
+    LIMIARES,
+    MEDIDAS,
+    AnaliseCabecas,
+    DicasBertViz,
+    acuracia,
+    acuracia_sem_cada_cabeca,
+    analisar_cabecas,
+    desligar_cabeca,
+    medir_dicas_bertviz,
+    nomear_cabecas,
+)
 from .arquivo import carregar_modelo, impressao_digital, ler_metadados, salvar_modelo
+from .corretores import ADAM, GRADIENTE_ATENCAO, check_gradiente_atencao, check_passo_adam, diferencas_finitas
+from .figuras import (
+    figura_duas_vistas,
+    figura_frases,
+    figura_sujeito_atrator,
+    figura_vista_cabecas,
+    papeis_da_frase,
+)
 from .frases import (
     ALVOS,
     CLASSES,
@@ -21,6 +48,8 @@ from .frases import (
     gerar_frases,
     vocabulario,
 )
+from .paineis import EXEMPLOS, PainelTreino, PainelVistaCabecas, ler_frase, painel_treino, painel_vista_cabecas
+from .previsoes import PREVISAO_CAMADA, PREVISAO_DESLIGAR, check_previsao_camada, check_previsao_desligar
 from .rede import (
     RECEITA_AO_VIVO,
     RECEITA_COMPLETA,
@@ -36,11 +65,24 @@ from .rede import (
     treinar_sem_atencao,
 )
 
+# Os painéis e os corretores moram nos submódulos, mas são a cara pública da lição: como o numpy faz com
+# as suas funções (``numpy.sum.__module__ == "numpy"``), eles dizem que são daqui. É por esse nome que
+# ``tools.notebooks.paineis()`` (os testes de estilo e o benchmark de latência) acha os painéis de cada lição.
+for _f in (painel_treino, painel_vista_cabecas, check_gradiente_atencao, check_passo_adam, check_previsao_camada,
+           check_previsao_desligar):
+    _f.__module__ = __name__
+del _f
+
 __all__ = [
     "ALVOS", "CLASSES", "LACUNA", "N_MAX", "VOCABULARIO", "Frase", "classe_do_alvo", "codificar", "gerar_frases",
     "vocabulario",
     "RECEITA_AO_VIVO", "RECEITA_COMPLETA", "RECEITA_RAPIDA", "Adam", "BaseSemAtencao", "ModeloConcordancia",
     "Receita", "Treino", "iniciar_modelo", "perda_e_gradientes", "treinar", "treinar_sem_atencao",
-    "LIMIARES", "MEDIDAS", "AnaliseCabecas", "acuracia", "analisar_cabecas", "nomear_cabecas",
+    "DICAS", "LIMIARES", "MEDIDAS", "AnaliseCabecas", "DicasBertViz", "acuracia", "acuracia_sem_cada_cabeca",
+    "analisar_cabecas", "desligar_cabeca", "medir_dicas_bertviz", "nomear_cabecas",
     "carregar_modelo", "impressao_digital", "ler_metadados", "salvar_modelo",
+    "figura_duas_vistas", "figura_frases", "figura_sujeito_atrator", "figura_vista_cabecas", "papeis_da_frase",
+    "EXEMPLOS", "PainelTreino", "PainelVistaCabecas", "ler_frase", "painel_treino", "painel_vista_cabecas",
+    "ADAM", "GRADIENTE_ATENCAO", "PREVISAO_CAMADA", "PREVISAO_DESLIGAR", "check_gradiente_atencao",
+    "check_passo_adam", "check_previsao_camada", "check_previsao_desligar", "diferencas_finitas",
 ]

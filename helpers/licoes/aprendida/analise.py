@@ -1,4 +1,4 @@
-"""Notebook 09_atencao_aprendida: o que o modelo acerta e para onde cada cabeça olha — só o que se mede.
+"""Notebook ``atencao_aprendida``: o que o modelo acerta e para onde cada cabeça olha — só o que se mede.
 
 Todas as medidas são médias sobre frases novas (geradas com uma semente diferente da do treino):
 
@@ -7,7 +7,12 @@ Todas as medidas são médias sobre frases novas (geradas com uma semente difere
   no do atrator e no da abertura nominal, e outros comportamentos medidos em *todas* as palavras (olhar a palavra anterior,
   a primeira palavra, a própria palavra, a vírgula); ao lado, o mesmo número para uma atenção
   uniforme, a referência de "não olha para nada em especial";
-- :func:`nomear_cabecas` — um nome para cada cabeça cujo número passa de um limiar declarado.
+- :func:`nomear_cabecas` — um nome para cada cabeça cujo número passa de um limiar declarado;
+- :func:`desligar_cabeca` e :func:`acuracia_sem_cada_cabeca` — o que o modelo perde sem uma cabeça
+  (peso de atenção não é o mesmo que importância);
+- :func:`medir_dicas_bertviz` — as dicas de quem lê mapas de atenção (estacionar na primeira palavra
+  ou na vírgula, camadas de baixo locais), medidas neste modelo, separando a linha da lacuna (a única
+  que a perda lê na última camada) das outras.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from numpy.typing import NDArray
 from .frases import Frase
 from .rede import BaseSemAtencao, ModeloConcordancia
 
-__all__ = ["MEDIDAS", "LIMIARES", "AnaliseCabecas", "acuracia", "analisar_cabecas", "nomear_cabecas"]
+__all__ = ["MEDIDAS", "LIMIARES", "DICAS", "AnaliseCabecas", "DicasBertViz", "acuracia", "acuracia_sem_cada_cabeca",
+           "analisar_cabecas", "desligar_cabeca", "medir_dicas_bertviz", "nomear_cabecas"]
 
 #: o que :func:`analisar_cabecas` mede, com a explicação de cada número
 MEDIDAS: dict[str, str] = {
@@ -76,41 +82,64 @@ class AnaliseCabecas:
         return "\n".join(linhas)
 
 
-def _medidas(pesos: np.ndarray, frases: Sequence[Frase]) -> dict[str, NDArray[np.float64]]:
-    """As médias de :data:`MEDIDAS` para ``pesos`` ``(B, L, H, n, n)`` (enchimento com peso 0)."""
-    soma = {nome: np.zeros(pesos.shape[1:3]) for nome in MEDIDAS}
-    conta = dict.fromkeys(MEDIDAS, 0)
+def _posicoes(frases: Sequence[Frase], n: int, campo: str) -> NDArray[np.bool_]:
+    """``(B, n)``: ``True`` nas posições de ``campo`` (``"posicoes_sujeito"``…) de cada frase."""
+    m = np.zeros((len(frases), n), dtype=bool)
     for b, f in enumerate(frases):
-        w = pesos[b]  # (L, H, n, n)
-        n = len(f.tokens)
-        i = f.posicao_alvo
-        soma["sujeito"] += w[:, :, i, f.posicoes_sujeito].sum(axis=-1)
-        soma["atrator"] += w[:, :, i, f.posicoes_atrator].sum(axis=-1)
-        soma["lacuna"] += w[:, :, i, i]
-        linhas = np.arange(1, n)
-        soma["anterior"] += w[:, :, linhas, linhas - 1].mean(axis=-1)
-        soma["primeira"] += w[:, :, :n, 0].mean(axis=-1)
-        soma["propria"] += w[:, :, np.arange(n), np.arange(n)].mean(axis=-1)
-        for nome in ("sujeito", "atrator", "lacuna", "anterior", "primeira", "propria"):
-            conta[nome] += 1
-        if f.posicoes_distrator:
-            soma["distrator"] += w[:, :, i, f.posicoes_distrator].sum(axis=-1)
-            conta["distrator"] += 1
-        virgulas = [j for j, t in enumerate(f.tokens) if t == ","]
-        if virgulas:
-            soma["virgula"] += w[:, :, :n, virgulas].sum(axis=-1).mean(axis=-1)
-            conta["virgula"] += 1
-    return {nome: soma[nome] / max(conta[nome], 1) for nome in MEDIDAS}
+        m[b, getattr(f, campo)] = True
+    return m
 
 
-def _uniforme(frases: Sequence[Frase], forma: tuple[int, int]) -> np.ndarray:
-    """Pesos uniformes ``(B, L, H, n, n)``: cada palavra espalha o peso igualmente pela frase."""
+def _linha_da_lacuna(pesos: np.ndarray, alvo: np.ndarray) -> np.ndarray:
+    """``(B, L, H, n)``: a linha da lacuna de cada frase."""
+    return np.take_along_axis(pesos, alvo[:, None, None, None, None], axis=3)[:, :, :, 0, :]
+
+
+def _media_nas_linhas(valores: np.ndarray, validas: np.ndarray) -> np.ndarray:
+    """``(B, L, H)``: a média de ``valores`` ``(B, L, H, m)`` nas posições ``validas`` ``(B, m)``."""
+    return (valores * validas[:, None, None, :]).sum(axis=-1) / validas.sum(axis=-1)[:, None, None]
+
+
+def _medidas(pesos: np.ndarray, frases: Sequence[Frase]) -> dict[str, NDArray[np.float64]]:
+    """As médias de :data:`MEDIDAS` para ``pesos`` ``(B, L, H, n, n)`` (enchimento com peso 0), de uma vez
+    para o lote inteiro (cada frase conta igual, seja qual for o comprimento)."""
+    B, n = pesos.shape[0], pesos.shape[-1]
+    comprimento = np.array([len(f.tokens) for f in frases])
+    validas = np.arange(n)[None, :] < comprimento[:, None]  # (B, n)
+    lacuna = _linha_da_lacuna(pesos, np.array([f.posicao_alvo for f in frases]))  # (B, L, H, n)
+    virgulas = np.array([[t == "," for t in f.tokens] + [False] * (n - len(f.tokens)) for f in frases])
+
+    def no_sintagma(campo: str, linhas: np.ndarray) -> np.ndarray:
+        return (linhas * _posicoes(frases, n, campo)[:, None, None, :]).sum(axis=-1)  # (B, L, H)
+
+    por_frase = {
+        "sujeito": no_sintagma("posicoes_sujeito", lacuna),
+        "atrator": no_sintagma("posicoes_atrator", lacuna),
+        "distrator": no_sintagma("posicoes_distrator", lacuna),
+        "lacuna": np.take_along_axis(lacuna, (comprimento - 1)[:, None, None, None], axis=-1)[..., 0],
+        # diagonal logo abaixo da principal: a entrada k é o peso da palavra k + 1 na palavra k
+        "anterior": _media_nas_linhas(np.diagonal(pesos, offset=-1, axis1=3, axis2=4), validas[:, 1:]),
+        "primeira": _media_nas_linhas(pesos[..., 0], validas),
+        "propria": _media_nas_linhas(np.diagonal(pesos, axis1=3, axis2=4), validas),
+        "virgula": _media_nas_linhas((pesos * virgulas[:, None, None, None, :]).sum(axis=-1), validas),
+    }
+    quais = {"distrator": np.array([bool(f.posicoes_distrator) for f in frases]), "virgula": virgulas.any(axis=-1)}
+    medias = {}
+    for nome in MEDIDAS:
+        sel = quais.get(nome, np.ones(B, dtype=bool))
+        medias[nome] = por_frase[nome][sel].mean(axis=0) if sel.any() else np.zeros(pesos.shape[1:3])
+    return medias
+
+
+def _uniforme(frases: Sequence[Frase], forma: tuple[int, int]) -> dict[str, NDArray[np.float64]]:
+    """As medidas de uma atenção uniforme (cada palavra espalha o peso igualmente pela frase), com o mesmo
+    valor em cada uma das ``forma`` = ``(n_camadas, n_cabecas)`` cabeças."""
     n = max(len(f.tokens) for f in frases)
-    w = np.zeros((len(frases), *forma, n, n))
+    w = np.zeros((len(frases), 1, 1, n, n))
     for b, f in enumerate(frases):
         m = len(f.tokens)
         w[b, :, :, :m, :m] = 1.0 / m
-    return w
+    return {nome: np.broadcast_to(valor, forma).copy() for nome, valor in _medidas(w, frases).items()}
 
 
 def analisar_cabecas(modelo: ModeloConcordancia, frases: Sequence[Frase]) -> AnaliseCabecas:
@@ -119,7 +148,7 @@ def analisar_cabecas(modelo: ModeloConcordancia, frases: Sequence[Frase]) -> Ana
         raise ValueError("analisar_cabecas precisa de pelo menos uma frase.")
     pesos = modelo.atencao_lote(frases)  # (B, L, H, n, n)
     forma = (modelo.n_camadas, modelo.n_cabecas)
-    return AnaliseCabecas(_medidas(pesos, frases), _medidas(_uniforme(frases, forma), frases), len(frases))
+    return AnaliseCabecas(_medidas(pesos, frases), _uniforme(frases, forma), len(frases))
 
 
 def nomear_cabecas(analise: AnaliseCabecas, *, sujeito_min: float = 0.5,
@@ -142,3 +171,99 @@ def nomear_cabecas(analise: AnaliseCabecas, *, sujeito_min: float = 0.5,
                     lista.append(nome)
             nomes[(c, h)] = lista
     return nomes
+
+
+# ---------------------------------------------------------------------------------------------
+# Peso não é importância: desligar uma cabeça
+# ---------------------------------------------------------------------------------------------
+
+
+def desligar_cabeca(modelo: ModeloConcordancia, camada: int, cabeca: int) -> ModeloConcordancia:
+    """Uma cópia do modelo em que a cabeça ``(camada, cabeca)`` não contribui: a saída dela é zerada
+    antes de ``W_o`` (as linhas ``cabeca·d_head … (cabeca+1)·d_head − 1`` de ``W_o`` viram 0). As outras
+    cabeças, e os pesos de atenção de todas, continuam iguais; o modelo original não muda."""
+    if not (0 <= camada < modelo.n_camadas and 0 <= cabeca < modelo.n_cabecas):
+        raise ValueError(f"o modelo tem camadas 0..{modelo.n_camadas - 1} e cabeças 0..{modelo.n_cabecas - 1}; "
+                         f"recebi camada={camada!r}, cabeca={cabeca!r}.")
+    d_head = modelo.receita.d_model // modelo.n_cabecas
+    p = {nome: a.copy() for nome, a in modelo.parametros.items()}
+    p[f"w_o{camada}"][cabeca * d_head:(cabeca + 1) * d_head, :] = 0.0
+    return ModeloConcordancia(p, modelo.receita)
+
+
+def acuracia_sem_cada_cabeca(modelo: ModeloConcordancia, frases: Sequence[Frase]) -> NDArray[np.float64]:
+    """``(n_camadas, n_cabecas)``: a acurácia em ``frases`` com cada cabeça desligada, uma de cada vez."""
+    return np.array([[acuracia(desligar_cabeca(modelo, c, h), frases) for h in range(modelo.n_cabecas)]
+                     for c in range(modelo.n_camadas)])
+
+
+# ---------------------------------------------------------------------------------------------
+# As dicas de quem lê mapas de atenção, medidas
+# ---------------------------------------------------------------------------------------------
+
+#: o que :func:`medir_dicas_bertviz` mede (cada número é uma média sobre frases novas)
+DICAS: dict[str, str] = {
+    "primeira_lacuna": "peso da lacuna na 1ª palavra (frases em que ela não é do sujeito)",
+    "primeira_outras": "peso das outras palavras na 1ª palavra (mesmas frases)",
+    "virgula_lacuna": "peso da lacuna nas vírgulas (frases com vírgula)",
+    "virgula_outras": "peso das outras palavras nas vírgulas (frases com vírgula)",
+    "anterior": "peso de cada palavra (da 2ª em diante) na anterior",
+    "entropia_lacuna": "entropia da linha da lacuna ÷ ln n (1 = espalhada por igual, 0 = numa palavra só)",
+}
+
+
+@dataclass(frozen=True)
+class DicasBertViz:
+    """As medidas de :data:`DICAS`, cada uma ``(n_camadas, n_cabecas)``, e o mesmo número para a
+    atenção uniforme (``uniforme``); ``n_frases`` é quantas frases entraram."""
+
+    medidas: dict[str, NDArray[np.float64]]
+    uniforme: dict[str, float]
+    n_frases: int
+
+
+def _entropia_relativa(linha: np.ndarray) -> np.ndarray:
+    """``H(linha) / ln n`` para linhas ``(..., n)`` que somam 1 (``0·ln 0 = 0``)."""
+    n = linha.shape[-1]
+    termos = np.where(linha > 0, linha * np.log(np.where(linha > 0, linha, 1.0)), 0.0)
+    return -termos.sum(axis=-1) / np.log(n)
+
+
+def medir_dicas_bertviz(modelo: ModeloConcordancia, frases: Sequence[Frase]) -> DicasBertViz:
+    """Mede, em cada cabeça, as dicas de :data:`DICAS`.
+
+    A linha da lacuna e as outras linhas ficam separadas de propósito: na última camada, só a saída da
+    lacuna chega à leitura, então as outras linhas dessa camada não recebem gradiente nenhum — são as
+    que "não têm o que fazer". "Primeira palavra" só conta as frases em que a 1ª palavra não é o artigo
+    do sujeito (senão olhar o sujeito pareceria olhar a 1ª palavra).
+    """
+    if not len(frases):
+        raise ValueError("medir_dicas_bertviz precisa de pelo menos uma frase.")
+    pesos = modelo.atencao_lote(frases)  # (B, L, H, n, n)
+    n = pesos.shape[-1]
+    comprimento = np.array([len(f.tokens) for f in frases])
+    alvo = comprimento - 1
+    outras = np.arange(n)[None, :] < alvo[:, None]  # (B, n): as linhas antes da lacuna
+    validas = np.arange(n)[None, :] < comprimento[:, None]
+    virgulas = np.array([[t == "," for t in f.tokens] + [False] * (n - len(f.tokens)) for f in frases])
+    n_virgulas = virgulas.sum(axis=-1)
+    lacuna = _linha_da_lacuna(pesos, alvo)  # (B, L, H, n)
+    nas_virgulas = (pesos * virgulas[:, None, None, None, :]).sum(axis=-1)  # (B, L, H, n): cada linha
+    primeira_fora = np.array([0 not in f.posicoes_sujeito for f in frases])
+    com_virgula = n_virgulas > 0
+    por_frase = {  # nome: (valor por frase (B, L, H), valor uniforme por frase (B,), quais frases contam)
+        "primeira_lacuna": (lacuna[..., 0], 1 / comprimento, primeira_fora),
+        "primeira_outras": (_media_nas_linhas(pesos[..., 0], outras), 1 / comprimento, primeira_fora),
+        "virgula_lacuna": ((lacuna * virgulas[:, None, None, :]).sum(axis=-1), n_virgulas / comprimento,
+                           com_virgula),
+        "virgula_outras": (_media_nas_linhas(nas_virgulas, outras), n_virgulas / comprimento, com_virgula),
+        "anterior": (_media_nas_linhas(np.diagonal(pesos, offset=-1, axis1=3, axis2=4), validas[:, 1:]),
+                     1 / comprimento, np.ones(len(frases), dtype=bool)),
+        "entropia_lacuna": (_entropia_relativa(lacuna) * np.log(n) / np.log(comprimento)[:, None, None],
+                            np.ones(len(frases)), np.ones(len(frases), dtype=bool)),
+    }
+    medidas, uniforme = {}, {}
+    for nome, (valor, ref, sel) in por_frase.items():
+        medidas[nome] = valor[sel].mean(axis=0) if sel.any() else np.zeros(pesos.shape[1:3])
+        uniforme[nome] = float(ref[sel].mean()) if sel.any() else 0.0
+    return DicasBertViz(medidas, uniforme, len(frases))

@@ -1,0 +1,350 @@
+"""Notebook ``atencao_aprendida``: as figuras — frases com os sintagmas marcados, a curva da perda, o peso de
+cada cabeça no sujeito e no atrator, e a vista das cabeças no estilo do BertViz (linhas entre duas colunas
+de palavras e as miniaturas de todas as cabeças).
+
+As classes :class:`VistaCabeca` e :class:`Miniaturas` criam os artistas uma vez e só mudam os dados em
+``atualizar``: servem ao painel (:mod:`.paineis`) e às figuras estáticas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
+from matplotlib.colors import to_rgba
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from ... import plots
+from ...plots import CORES
+from .analise import AnaliseCabecas
+from .frases import ARTIGOS, LACUNA, PREPOSICOES, PREPOSICOES_ABERTURA, SUBSTANTIVOS, Frase
+
+__all__ = [
+    "COR_PAPEL", "CORES_CABECAS", "Miniaturas", "VistaCabeca", "desenhar_sujeito_atrator", "escala_da_fonte",
+    "figura_duas_vistas",
+    "figura_frases", "figura_sujeito_atrator", "figura_vista_cabecas", "papeis_da_frase",
+]
+
+#: a cor de cada papel de uma palavra (Okabe–Ito: distinguíveis por quem tem daltonismo)
+COR_PAPEL = {"sujeito": CORES["q"], "atrator": CORES["k"], "distrator": CORES["destaque"], "lacuna": "black",
+             "outra": CORES["neutro"]}
+
+#: a cor das linhas de cada cabeça ``(camada, cabeça)`` na vista e da moldura da sua miniatura
+CORES_CABECAS = {(0, 0): CORES["v"], (0, 1): CORES["saida"], (1, 0): CORES["extra"], (1, 1): CORES["q"]}
+
+_SUBSTANTIVOS = frozenset(sum(SUBSTANTIVOS, ()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Os papéis das palavras
+# ---------------------------------------------------------------------------------------------
+
+
+def papeis_da_frase(tokens: Sequence[str], frase: Frase | None = None) -> dict[str, list[int]]:
+    """As posições do sujeito, do atrator e do distrator (``{"sujeito": [...], ...}``).
+
+    De uma :class:`Frase` gerada, vêm do gerador. De uma frase digitada, são deduzidas pela ordem das
+    palavras, como o gerador as monta: um sintagma é artigo + substantivo; o **sujeito** é o único sem
+    preposição antes; um sintagma com preposição antes do sujeito é o distrator ("segundo as vizinhas ,"),
+    e depois dele é o atrator. Se não houver exatamente um candidato a sujeito, nada é marcado.
+    """
+    if frase is not None:
+        return {"sujeito": list(frase.posicoes_sujeito), "atrator": list(frase.posicoes_atrator),
+                "distrator": list(frase.posicoes_distrator)}
+    toks = list(tokens)
+    sintagmas = [i for i in range(len(toks) - 1) if toks[i] in ARTIGOS and toks[i + 1] in _SUBSTANTIVOS]
+    preposicoes = set(PREPOSICOES) | set(PREPOSICOES_ABERTURA)
+    livres = [i for i in sintagmas if i == 0 or toks[i - 1] not in preposicoes]
+    papeis: dict[str, list[int]] = {"sujeito": [], "atrator": [], "distrator": []}
+    if len(livres) != 1:
+        return papeis
+    s = livres[0]
+    papeis["sujeito"] = [s, s + 1]
+    depois = [i for i in sintagmas if i > s]
+    antes = [i for i in sintagmas if i < s]
+    if depois:
+        papeis["atrator"] = [depois[0], depois[0] + 1]
+    if antes:
+        papeis["distrator"] = [antes[0], antes[0] + 1]
+    return papeis
+
+
+def _papel(j: int, tokens: Sequence[str], papeis: dict[str, list[int]]) -> str:
+    if tokens[j] == LACUNA:
+        return "lacuna"
+    return next((nome for nome, pos in papeis.items() if j in pos), "outra")
+
+
+# ---------------------------------------------------------------------------------------------
+# Figuras estáticas
+# ---------------------------------------------------------------------------------------------
+
+
+def figura_frases(frases: Sequence[Frase], largura: float = 12.0) -> Figure:
+    """Uma frase por linha, cada palavra numa caixa com a cor do seu papel (sujeito, atrator, distrator,
+    lacuna) e, à direita, a forma certa do predicado. Figura do pyplot."""
+    tamanho = mpl.rcParams["font.size"] + 1
+    altura_linha = tamanho * 2.1 / 72  # polegadas por frase
+    fig, axes = plots.nova_figura(largura, altura_linha * (len(frases) + 1.6), pyplot=True)
+    ax = axes[0, 0]
+    ax.set_axis_off()
+    ax.set_position((0.01, 0.0, 0.98, 1.0))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(len(frases) + 0.9, -0.2)
+    renderer = fig.canvas.get_renderer()
+    largura_px = ax.get_window_extent(renderer).width
+    espaco = 0.006
+    for linha, f in enumerate(frases):
+        papeis = papeis_da_frase(f.tokens, f)
+        trechos: list[tuple[str, list[str]]] = []  # palavras seguidas com o mesmo papel viram um texto só
+        for j, palavra in enumerate(f.tokens):
+            papel = _papel(j, f.tokens, papeis)
+            if trechos and trechos[-1][0] == papel and papel == "outra":
+                trechos[-1][1].append(palavra)
+            else:
+                trechos.append((papel, [palavra]))
+        x = 0.0
+        for papel, palavras in trechos:
+            destaque = papel in ("sujeito", "atrator", "distrator")
+            texto = ax.text(x, linha + 1, " ".join(palavras), fontsize=tamanho, va="center", ha="left",
+                            color="white" if destaque else COR_PAPEL[papel],
+                            fontweight="normal" if papel == "outra" else "bold",
+                            bbox=dict(boxstyle="round,pad=0.25", fc=COR_PAPEL[papel], ec="none") if destaque else None)
+            x += texto.get_window_extent(renderer).width / largura_px + espaco
+        ax.text(x + 0.01, linha + 1, f"→  {f.alvo}", fontsize=tamanho, va="center", ha="left", color="black")
+    legenda = [("sujeito", "sujeito (artigo + substantivo)"), ("atrator", "atrator"),
+               ("distrator", "abertura nominal (distrator)"), ("lacuna", f"{LACUNA} a lacuna")]
+    x = 0.0
+    for papel, rotulo in legenda:
+        t = ax.text(x, 0, rotulo, fontsize=tamanho - 1, va="center", ha="left",
+                    color="white" if papel != "lacuna" else "black", fontweight="bold",
+                    bbox=dict(boxstyle="round,pad=0.25", fc=COR_PAPEL[papel] if papel != "lacuna" else "none",
+                              ec="none"))
+        x += t.get_window_extent(renderer).width / largura_px + 0.02
+    return fig
+
+
+def desenhar_sujeito_atrator(ax: Axes, analise: AnaliseCabecas, titulo: str = "") -> None:
+    """Barras agrupadas, uma trinca por cabeça: o peso médio da lacuna no sujeito, no atrator e na
+    abertura nominal, com o valor escrito em cima e um traço no valor da atenção uniforme."""
+    ax.clear()
+    m, u = analise.medidas, analise.uniforme
+    n_camadas, n_cabecas = m["sujeito"].shape
+    cabecas = [(c, h) for c in range(n_camadas) for h in range(n_cabecas)]
+    series = [("sujeito", "sujeito", COR_PAPEL["sujeito"]), ("atrator", "atrator", COR_PAPEL["atrator"]),
+              ("distrator", "abertura nominal", COR_PAPEL["distrator"])]
+    largura = 0.26
+    x = np.arange(len(cabecas))
+    tamanho = mpl.rcParams["font.size"] - 1
+    ax.set_ylim(0, 1.32)
+    for k, (nome, rotulo, cor) in enumerate(series):
+        pos = x + (k - 1) * largura
+        valores = [m[nome][c, h] for c, h in cabecas]
+        ax.bar(pos, valores, width=largura * 0.92, color=cor, label=rotulo)
+        for p, val_, (c, h) in zip(pos, valores, cabecas, strict=True):
+            y = plots.altura_do_rotulo(ax, val_, u[nome][c, h], 0.015, tamanho)
+            ax.text(p, y, f"{val_:.2f}", ha="center", va="bottom", fontsize=tamanho)
+            ax.plot([p - largura / 2, p + largura / 2], [u[nome][c, h]] * 2, color="black", lw=1.4, ls=":")
+    ax.plot([], [], color="black", lw=1.4, ls=":", label="atenção uniforme")
+    ax.set_xticks(x, [f"camada {c}\ncabeça {h}" for c, h in cabecas])
+    ax.set_yticks(np.linspace(0, 1, 6))
+    ax.set_ylabel("peso médio vindo da lacuna")
+    ax.grid(axis="x", visible=False)
+    ax.legend(loc="upper left", frameon=False, ncols=2, fontsize=tamanho)
+    if titulo:
+        ax.set_title(titulo)
+
+
+def figura_sujeito_atrator(analise: AnaliseCabecas, titulo: str = "") -> Figure:
+    """:func:`desenhar_sujeito_atrator` numa figura do pyplot."""
+    k = escala_da_fonte()
+    fig, axes = plots.nova_figura(min(9.0 * k, 12.0), 4.2 * k, pyplot=True)
+    fig.subplots_adjust(left=0.09, right=0.99, bottom=0.15, top=0.9 if titulo else 0.96)
+    desenhar_sujeito_atrator(axes[0, 0], analise, titulo)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# A vista das cabeças (BertViz)
+# ---------------------------------------------------------------------------------------------
+
+
+class VistaCabeca:
+    """Uma cabeça como no BertViz: as palavras em duas colunas (à esquerda quem olha — as queries —, à
+    direita para quem se olha — as keys) ligadas por linhas cuja opacidade e espessura são o peso.
+
+    Com uma palavra escolhida (``linha`` = o índice dela), só as linhas dela aparecem, e o peso vai
+    escrito ao lado de cada key. As palavras levam a cor do seu papel (sujeito, atrator, distrator).
+    ``atualizar`` só muda os dados dos artistas, criados uma vez para até ``n_max`` palavras.
+    """
+
+    X_ESQ, X_DIR = 0.30, 0.66
+
+    def __init__(self, ax: Axes, n_max: int):
+        self.ax = ax
+        self.n_max = n_max
+        ax.set_axis_off()
+        ax.set_xlim(0, 1)
+        tamanho = mpl.rcParams["font.size"] + 1
+        self.esquerda = [ax.text(self.X_ESQ - 0.02, -i, "", ha="right", va="center", fontsize=tamanho)
+                         for i in range(n_max)]
+        self.direita = [ax.text(self.X_DIR + 0.02, -j, "", ha="left", va="center", fontsize=tamanho)
+                        for j in range(n_max)]
+        self.pesos = [ax.text(1.04, -j, "", ha="right", va="center", fontsize=tamanho - 1, color=CORES["neutro"],
+                              clip_on=False) for j in range(n_max)]
+        self.linhas = LineCollection([], capstyle="round")
+        ax.add_collection(self.linhas)
+        self.titulo = ax.text(0.02, 1.0, "", ha="left", va="bottom", transform=ax.transAxes,
+                              fontsize=mpl.rcParams["font.size"] + 1, fontweight="bold")
+        self.cabecalhos = [ax.text(self.X_ESQ - 0.02, 0.75, "quem olha", ha="right", va="bottom",
+                                   fontsize=tamanho - 2, color=CORES["neutro"], style="italic"),
+                           ax.text(self.X_DIR + 0.02, 0.75, "para quem olha", ha="left", va="bottom",
+                                   fontsize=tamanho - 2, color=CORES["neutro"], style="italic")]
+
+    def atualizar(self, pesos: np.ndarray, tokens: Sequence[str], papeis: dict[str, list[int]], cor: str,
+                  linha: int | None = None, titulo: str = "") -> None:
+        """``pesos`` ``(n, n)`` de uma cabeça; ``linha`` = a palavra escolhida (``None``: todas)."""
+        w = np.asarray(pesos, dtype=float)
+        n = len(tokens)
+        self.ax.set_ylim(-(n - 1) - 0.7, 1.5)
+        for i in range(self.n_max):
+            for lado in (self.esquerda, self.direita):
+                t = lado[i]
+                if i < n:
+                    papel = _papel(i, tokens, papeis)
+                    t.set_text(tokens[i])
+                    t.set_color(COR_PAPEL[papel])
+                    escolhida = lado is self.esquerda and linha == i
+                    t.set_fontweight("bold" if papel != "outra" or escolhida else "normal")
+                    t.set_bbox(dict(boxstyle="round,pad=0.2", fc=to_rgba(cor, 0.25), ec=cor) if escolhida else None)
+                else:
+                    t.set_text("")
+                    t.set_bbox(None)
+            # os pesos que arredondam para 0.00 ficam em branco: menos texto para ler e para desenhar
+            mostra = linha is not None and i < n and w[linha, i] >= 0.005
+            self.pesos[i].set_text(f"{w[linha, i]:.2f}" if mostra else "")
+        queries = range(n) if linha is None else [linha]
+        segmentos, cores, larguras = [], [], []
+        rgba = np.array(to_rgba(cor))
+        for i in queries:
+            for j in range(n):
+                if w[i, j] < 0.01:
+                    continue
+                segmentos.append([(self.X_ESQ, -i), (self.X_DIR, -j)])
+                cores.append((*rgba[:3], min(1.0, 0.15 + 0.85 * w[i, j])))
+                larguras.append(0.6 + 5.5 * w[i, j])
+        self.linhas.set_segments(segmentos)
+        self.linhas.set_colors(cores)
+        self.linhas.set_linewidths(larguras)
+        self.titulo.set_text(titulo)
+
+
+class Miniaturas:
+    """Todas as cabeças de uma vez, uma miniatura por cabeça (linhas = quem olha, colunas = para quem
+    olha, cor = peso, escala fixa em [0, 1]); a cabeça escolhida ganha uma moldura grossa na cor dela e,
+    com uma palavra escolhida, a linha dessa palavra fica contornada em todas."""
+
+    def __init__(self, axes: np.ndarray):
+        self.axes = axes  # (n_camadas, n_cabecas)
+        mapa = "cividis" if mpl.rcParams["image.cmap"] == "cividis" else plots.MAPA
+        self.imagens = {}
+        self.contornos = {}
+        for (c, h), ax in np.ndenumerate(axes):
+            self.imagens[(c, h)] = ax.imshow(np.zeros((2, 2)), cmap=mapa, vmin=0.0, vmax=1.0, aspect="auto",
+                                             interpolation="nearest")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.grid(False)
+            ax.set_title(f"{c}·{h}", fontsize=mpl.rcParams["font.size"])
+            self.contornos[(c, h)] = ax.add_patch(Rectangle((0, 0), 1, 1, fill=False, ec=CORES["destaque"], lw=2.2))
+            for lado in ax.spines.values():
+                lado.set_visible(True)
+
+    def atualizar(self, pesos: np.ndarray, escolhida: tuple[int, int], linha: int | None = None) -> None:
+        """``pesos`` ``(n_camadas, n_cabecas, n, n)``; ``escolhida`` = ``(camada, cabeça)`` da vista grande."""
+        n = pesos.shape[-1]
+        for (c, h), img in self.imagens.items():
+            img.set_data(pesos[c, h])
+            img.set_extent((-0.5, n - 0.5, n - 0.5, -0.5))
+            ax = self.axes[c, h]
+            ax.set_xlim(-0.5, n - 0.5)
+            ax.set_ylim(n - 0.5, -0.5)
+            cor = CORES_CABECAS.get((c, h), "black") if (c, h) == escolhida else CORES["neutro"]
+            for lado in ax.spines.values():
+                lado.set_edgecolor(cor)
+                lado.set_linewidth(4.0 if (c, h) == escolhida else 0.8)
+            contorno = self.contornos[(c, h)]
+            contorno.set_visible(linha is not None)
+            if linha is not None:
+                contorno.set_xy((-0.5, linha - 0.5))
+                contorno.set_width(n)
+                contorno.set_height(1)
+
+
+def escala_da_fonte() -> float:
+    """Quanto a fonte atual é maior que a padrão da coleção (1 no padrão, ~1.45 no modo de apresentação):
+    as figuras crescem junto, para os textos continuarem cabendo."""
+    return max(1.0, mpl.rcParams["font.size"] / 11.0)
+
+
+def layout_vista(fig: Figure, n_camadas: int, n_cabecas: int) -> tuple[Axes, np.ndarray]:
+    """Os eixos da vista grande (à esquerda) e das miniaturas ``(n_camadas, n_cabecas)`` (à direita)."""
+    ax_vista = fig.add_axes((0.0, 0.03, 0.56, 0.88))
+    grade = fig.add_gridspec(n_camadas, n_cabecas, left=0.6, right=0.98, bottom=0.05, top=0.84,
+                             wspace=0.12, hspace=0.22)
+    miniaturas = np.array([[fig.add_subplot(grade[c, h]) for h in range(n_cabecas)] for c in range(n_camadas)])
+    fig.text(0.79, 0.985, "todas as cabeças (camada·cabeça)\nlinhas: quem olha; colunas: para quem", ha="center",
+             va="top", fontsize=mpl.rcParams["font.size"] - 1, color=CORES["neutro"])
+    return ax_vista, miniaturas
+
+
+def altura_da_vista(n_max: int) -> float:
+    """A altura (polegadas) que cabe ``n_max`` palavras por coluna com a fonte atual (padrão ou projetor)."""
+    return max(5.2, (n_max + 2.5) * (mpl.rcParams["font.size"] + 1) * 1.45 / 72)
+
+
+def titulo_da_vista(camada: int, cabeca: int, tokens: Sequence[str], linha: int | None) -> str:
+    if linha is None:
+        return f"cabeça {camada}·{cabeca}: todas as palavras"
+    return f"cabeça {camada}·{cabeca}: para onde olha «{tokens[linha]}»"
+
+
+def figura_vista_cabecas(pesos: np.ndarray, tokens: Sequence[str], camada: int, cabeca: int,
+                         linha: int | None = None, frase: Frase | None = None) -> Figure:
+    """A vista de uma cabeça e as miniaturas de todas, numa figura do pyplot (a figura do painel
+    :func:`~.paineis.painel_vista_cabecas`, sem os controles). ``pesos`` ``(n_camadas, n_cabecas, n, n)``
+    de :meth:`ModeloConcordancia.atencao`."""
+    pesos = np.asarray(pesos, dtype=float)
+    n_camadas, n_cabecas, n, _ = pesos.shape
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(10.0, altura_da_vista(n)))
+    ax_vista, eixos = layout_vista(fig, n_camadas, n_cabecas)
+    vista, miniaturas = VistaCabeca(ax_vista, n), Miniaturas(eixos)
+    papeis = papeis_da_frase(tokens, frase)
+    vista.atualizar(pesos[camada, cabeca], tokens, papeis, CORES_CABECAS.get((camada, cabeca), CORES["q"]), linha,
+                    titulo_da_vista(camada, cabeca, tokens, linha))
+    miniaturas.atualizar(pesos, (camada, cabeca), linha)
+    return fig
+
+
+def figura_duas_vistas(pesos: np.ndarray, tokens: Sequence[str], vistas: Sequence[tuple[int, int, int]],
+                       frase: Frase | None = None) -> Figure:
+    """Várias cabeças lado a lado, cada uma mostrando as linhas de uma palavra: ``vistas`` é uma lista de
+    ``(camada, cabeça, palavra)``. Para seguir a informação de uma camada à seguinte. Figura do pyplot."""
+    import matplotlib.pyplot as plt
+
+    pesos = np.asarray(pesos, dtype=float)
+    n = len(tokens)
+    fig = plt.figure(figsize=(5.0 * len(vistas), altura_da_vista(n) * 0.9))
+    papeis = papeis_da_frase(tokens, frase)
+    for k, (c, h, i) in enumerate(vistas):
+        ax = fig.add_axes((k / len(vistas), 0.02, 1 / len(vistas) - 0.07, 0.86))  # sobra lugar para os pesos
+        vista = VistaCabeca(ax, n)
+        vista.atualizar(pesos[c, h], tokens, papeis, CORES_CABECAS.get((c, h), CORES["q"]), i,
+                        f"camada {c} · cabeça {h}: «{tokens[i]}» olha para…")
+    return fig
