@@ -45,17 +45,17 @@ class Etapa:
 #: a trilha, na ordem (a mesma do DESIGN.md)
 TRILHA: list[Etapa] = [
     Etapa("00_comece_aqui.ipynb", "Comece aqui", "como usar a coleção: mapa, sliders, exercícios corrigidos e checagem do ambiente", "comece"),
-    Etapa("01_gargalo_recorrente.ipynb", "O gargalo recorrente", "um estado oculto de tamanho fixo esquece o começo de sequências longas — medido; a atenção lê cada posição", "gargalo"),
+    Etapa("01_gargalo_recorrente.ipynb", "O gargalo recorrente", "um estado de n números não guarda uma sequência inteira: o alcance medido e o limite de capacidade; a atenção guarda todas as posições", "gargalo"),
     Etapa("02_produto_escalar.ipynb", "Produto escalar", "q·k mede alinhamento (‖q‖ ‖k‖ cos θ); ordenar keys por uma query; sliders para q e k", "produto_escalar"),
-    Etapa("03_escala_raiz_d.ipynb", "A escala √d", "a variância de q·k cresce com d; o que isso faz com a softmax e com os gradientes", "escala"),
-    Etapa("04_softmax.ipynb", "Softmax", "de escores a pesos que somam 1; temperatura; a versão estável; o jacobiano", "softmax"),
+    Etapa("03_escala_raiz_d.ipynb", "A escala √d", "a variância de q·k cresce com d; para que d a escala importa, medido na softmax e no gradiente", "escala"),
+    Etapa("04_softmax.ipynb", "Softmax", "de escores a pesos que somam 1; temperatura; a versão estável (o padrão da coleção); o jacobiano", "softmax"),
     Etapa("05_soma_ponderada.ipynb", "A soma ponderada dos values", "a saída como média ponderada dos values; os exemplos resolvidos à mão e em código", "soma_ponderada"),
-    Etapa("06_projecoes_qkv.ipynb", "Projeções Q, K, V", "W_q, W_k, W_v; a forma matricial softmax(QKᵀ/√d)V; significado contextual", "projecoes"),
-    Etapa("07_mascaras_e_atencao_cruzada.ipynb", "Máscaras e atenção cruzada", "máscaras causal e de padding; autoatenção versus atenção cruzada", "mascaras"),
-    Etapa("08_multi_head.ipynb", "Várias cabeças", "cabeças como subespaços; concatenação e W_o; GQA/MQA e a memória do KV cache", "cabecas"),
-    Etapa("09_custo_quadratico.ipynb", "O custo quadrático", "o custo n² medido; atenção local, linear e por blocos (softmax online)", "custo"),
-    Etapa("10_revisao.ipynb", "Revisão", "equívocos comuns, quiz de autoavaliação, resumo de uma página, próximos passos", "revisao"),
-    Etapa("11_atencao_aprendida.ipynb", "Atenção aprendida", "W_q, W_k, W_v aprendidos: o gradiente da atenção à mão, um modelo pequeno treinado em numpy, cabeças que se especializam", "aprendida"),
+    Etapa("06_projecoes_qkv.ipynb", "Projeções Q, K, V", "W_q, W_k, W_v (a biblioteca e as três perguntas); a forma matricial softmax(QKᵀ/√d)V; significado contextual", "projecoes"),
+    Etapa("07_mascaras_e_atencao_cruzada.ipynb", "Máscaras e atenção cruzada", "máscaras causal e de preenchimento e os seus erros clássicos; autoatenção versus atenção cruzada", "mascaras"),
+    Etapa("08_multi_head.ipynb", "Várias cabeças", "cabeças como subespaços; concatenação e W_o; GQA/MQA, a geração com KV cache e a memória dele", "cabecas"),
+    Etapa("09_atencao_aprendida.ipynb", "Atenção aprendida", "W_q, W_k, W_v aprendidos: o gradiente da atenção à mão, um modelo pequeno treinado em numpy, cabeças que se especializam, vistas numa vista de cabeças", "aprendida"),
+    Etapa("10_custo_quadratico.ipynb", "O custo quadrático", "o custo n² medido; atenção local, linear e por blocos (softmax online); a atenção linear causal é uma RNN", "custo"),
+    Etapa("11_revisao.ipynb", "Revisão", "o mecanismo inteiro num painel, equívocos comuns, quiz clicável, resumo de uma página, próximos passos", "revisao"),
 ]
 
 

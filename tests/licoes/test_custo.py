@@ -1,4 +1,4 @@
-"""Notebook 09: o painel de custo, os corretores da softmax online e da memória dos pesos, as soluções.
+"""Notebook 10: o painel de custo, os corretores da softmax online e da memória dos pesos, as soluções.
 
 As contas do painel são comparadas com contagens independentes, feitas aqui por força bruta sobre
 as máscaras (``band_mask``, máscara causal, blocos) e com as fórmulas fechadas do notebook.
@@ -19,7 +19,7 @@ from helpers.licoes import custo as licao
 from tests._corretor import confere_erro_nomeado
 from tests._notebooks import solucoes_do_notebook
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "09_custo_quadratico.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "10_custo_quadratico.ipynb"
 
 
 # --- contas de custo -------------------------------------------------------------------------------

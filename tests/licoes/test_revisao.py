@@ -1,4 +1,4 @@
-"""Notebook 10 (revisão): o quiz (dados, corretor e texto), o corretor do mecanismo inteiro e a figura-resumo."""
+"""Notebook 11 (revisão): o quiz (dados, corretor e texto), o corretor do mecanismo inteiro e a figura-resumo."""
 
 import copy
 import json
@@ -12,9 +12,10 @@ import pytest
 from helpers import attention, data, efficient
 from helpers.licoes import revisao as licao
 from tests._notebooks import solucoes_do_notebook
+from tools.notebooks import TRILHA
 
 RAIZ = Path(__file__).resolve().parents[2]
-NOTEBOOK = RAIZ / "notebooks" / "10_revisao.ipynb"
+NOTEBOOK = RAIZ / "notebooks" / "11_revisao.ipynb"
 PERGUNTAS = data.carregar_quiz()
 GABARITO = {p.numero: p.resposta for p in PERGUNTAS}
 
@@ -39,7 +40,9 @@ def _linha(saida: str, numero: int) -> str:
 def test_o_quiz_cobre_todos_os_notebooks():
     assert 12 <= len(PERGUNTAS) <= 20
     assert [p.numero for p in PERGUNTAS] == list(range(1, len(PERGUNTAS) + 1))
-    assert {p.notebook for p in PERGUNTAS} == {f"{i:02d}" for i in range(1, 10)} | {"atenção aprendida"}
+    # todo notebook da trilha entre o 00 e a própria revisão, na ordem da trilha
+    assert [p.notebook for p in PERGUNTAS] == sorted(p.notebook for p in PERGUNTAS)
+    assert {p.notebook for p in PERGUNTAS} == {e.arquivo[:2] for e in TRILHA[1:-1]}
     # os temas que a revisão precisa cobrir (issue 9): atenção cruzada, preenchimento, GQA, atenção aprendida
     enunciados = " ".join(p.enunciado for p in PERGUNTAS)
     for tema in ("Atenção cruzada", "preenchimento (padding)", "GQA", "W_q, W_k e W_v", "atrator", "linear causal"):
