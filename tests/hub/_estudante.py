@@ -11,6 +11,7 @@ from pathlib import Path
 
 from _hub import NOME_DO_REPOSITORIO, SENHA, Hub, esperar
 from _pagina import CONTROLES, STDERR, esperar_imagens, exercitar_controles, nome_captura, textos_de_erro
+from playwright.sync_api import Error as PlaywrightError
 
 #: Run All terminou: kernel ocioso, nenhum "[*]" e todas as células numeradas (ou um erro parou a execução)
 JS_TERMINOU = """
@@ -85,11 +86,22 @@ class Estudante:
         raise AssertionError(f"nenhum menu do JupyterLab tem o comando {comando}")
 
     def rodar_tudo(self, limite_s: float = 180) -> None:
-        """*Run › Run All Cells* e espera terminar."""
-        self.comando("runmenu:run-all")
-        # o Run All começa: algum prompt vira [*] (ou o kernel fica ocupado) antes de terminar
-        time.sleep(0.5)
+        """*Run › Run All Cells* e espera terminar (clica de novo se a execução não começar)."""
+        antes = self._prompts()
+        for _tentativa in range(2):
+            self.comando("runmenu:run-all")
+            try:
+                esperar(lambda: self._prompts() != antes, 15, "o Run All começar", intervalo=0.1)
+                break
+            except AssertionError:
+                continue
         self.pagina.wait_for_function(JS_TERMINOU, timeout=limite_s * 1000, polling=250)
+
+    def _prompts(self) -> list[str]:
+        return self.pagina.evaluate(
+            "() => Array.from(document.querySelectorAll("
+            "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')).map((p) => p.textContent.trim())"
+        )
 
     def notebook(self):
         return self.pagina.query_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook")
@@ -97,12 +109,25 @@ class Estudante:
     def celulas(self):
         return self.notebook().query_selector_all(".jp-Cell")
 
-    def celula_com(self, texto: str):
-        """A célula cujo texto (código ou markdown) contém ``texto``."""
-        for celula in self.celulas():
-            if texto in (celula.inner_text() or ""):
-                return celula
-        raise AssertionError(f"nenhuma célula contém {texto!r}")
+    def celula_com(self, texto: str, limite_s: float = 30):
+        """A célula cujo texto (código ou markdown) contém ``texto``.
+
+        O JupyterLab só desenha o editor de uma célula quando ela aparece na tela, e pode redesenhar o
+        notebook logo depois de abri-lo: procura de novo (rolando por todas as células) até achar.
+        """
+        def procurar():
+            for rolar in (False, True):
+                try:
+                    for celula in self.celulas():
+                        if rolar:
+                            celula.scroll_into_view_if_needed()
+                        if texto in (celula.inner_text() or ""):
+                            return celula
+                except PlaywrightError:  # a célula saiu do DOM enquanto o notebook era redesenhado
+                    time.sleep(0.3)
+            return None
+
+        return esperar(procurar, limite_s, f"uma célula com {texto!r}", intervalo=0.5)
 
     def erros(self) -> list[str]:
         return textos_de_erro(self.notebook())
@@ -128,6 +153,15 @@ class Estudante:
         self.pagina.keyboard.press("Escape")
         esperar(lambda: novo_codigo.splitlines()[-1].strip() in celula.inner_text(), 10,
                 "o código novo aparecer na célula")
+
+    def dialogo(self, limite_s: float = 60) -> str:
+        """Espera um diálogo do JupyterLab e devolve o texto dele."""
+        return self.pagina.wait_for_selector(".jp-Dialog", timeout=limite_s * 1000).inner_text()
+
+    def fechar_dialogo(self) -> None:
+        """Clica no botão principal do diálogo (o último: OK, Fechar…) e espera ele sumir."""
+        self.pagina.query_selector_all(".jp-Dialog .jp-Dialog-footer button")[-1].click()
+        self.pagina.wait_for_selector(".jp-Dialog", state="detached", timeout=30_000)
 
     def salvar(self) -> None:
         """*File › Save* e espera a aba deixar de marcar alterações não salvas."""
