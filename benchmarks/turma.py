@@ -1,0 +1,700 @@
+"""5 · A turma inteira: N estudantes ao mesmo tempo num servidor (``python -m benchmarks --turma``).
+
+Para cada N (1, 5, 10, 20, 40), o benchmark sobe N kernels de uma vez — um por estudante, como num
+JupyterHub — e, em todos ao mesmo tempo:
+
+1. **Run All**: cada kernel executa as células do mesmo notebook com painéis (o que a turma faz quando
+   o instrutor diz "abram o notebook 05");
+2. **sliders**: cada kernel move os controles dos seus painéis como um estudante — rajadas de
+   teclas (uma seta a cada :data:`INTERVALO_S`), com pausas para olhar a figura — e cronometra, **no
+   kernel**, cada atualização, da tecla (a hora marcada para ela) à figura nova pronta: com a CPU
+   disputada, uma tecla que chega com o kernel ainda ocupado espera a vez, e essa espera conta.
+
+Os painéis são achados no espaço de nomes do kernel por *duck typing*: todo objeto com um dicionário
+``controles`` de ipywidgets e um método ``atualizar()`` (o nome da classe não importa).
+
+Por N, o relatório traz: a latência das atualizações (mediana e p95), a memória de cada kernel (RSS e
+PSS, a parte proporcional das páginas compartilhadas), a ocupação da CPU durante os sliders e o tempo
+do Run All; as razões são sobre N = 1 medido na mesma execução. Daí sai a tabela "quantos estudantes
+cabem" (:func:`dimensionamento`), e uma tabela de para onde vai a memória de um kernel
+(:func:`memoria_de_um_kernel`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import mediana_p95
+
+RAIZ = Path(__file__).resolve().parent.parent
+PASTA = RAIZ / "notebooks"
+NOTEBOOK = "05_soma_ponderada.ipynb"
+NS = (1, 5, 10, 20, 40)
+NS_RAPIDO = (1, 2)
+META_P95_MS = 100.0
+
+# --- o estudante -----------------------------------------------------------------------------
+#: segundos entre duas teclas numa rajada (uma seta tocada umas 7 vezes por segundo)
+INTERVALO_S = 0.15
+#: teclas por rajada
+RAJADA = 8
+#: pausa entre rajadas, em segundos (olhando a figura, lendo o texto): sorteada entre os dois valores
+PAUSA_S = (1.0, 3.0)
+#: duração da fase de sliders, em segundos (modo rápido: :data:`DURACAO_RAPIDA_S`)
+DURACAO_S = 30.0
+DURACAO_RAPIDA_S = 3.0
+
+MARCA = "@@benchmarks.turma@@"
+
+
+# =============================================================================================
+# Dentro do kernel
+# =============================================================================================
+
+
+def paineis_no_espaco(espaco: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Os painéis em ``espaco`` (o espaço de nomes do kernel, e as saídas guardadas em ``Out``).
+
+    Painel = qualquer objeto com um dicionário ``controles`` não vazio cujos valores são widgets com
+    ``value`` e um método ``atualizar()`` — sem depender do nome nem do módulo da classe.
+    """
+    import ipywidgets as W
+
+    candidatos: list[tuple[str, Any]] = [(n, o) for n, o in espaco.items() if not n.startswith("_")]
+    saidas = espaco.get("Out")
+    if isinstance(saidas, dict):
+        candidatos += [(f"Out[{n}]", o) for n, o in saidas.items()]
+    vistos: set[int] = set()
+    achados = []
+    for nome, obj in candidatos:
+        if isinstance(obj, type) or id(obj) in vistos:
+            continue
+        try:
+            controles = getattr(obj, "controles", None)
+            atualizar = getattr(obj, "atualizar", None)
+        except Exception:  # propriedades que falham ao serem lidas: não é painel
+            continue
+        if (isinstance(controles, dict) and controles and callable(atualizar)
+                and all(isinstance(c, W.Widget) and hasattr(c, "value") for c in controles.values())):
+            vistos.add(id(obj))
+            achados.append((nome, obj))
+    return achados
+
+
+def _plano(semente: int, duracao_s: float) -> list[tuple[float, int]]:
+    """Os instantes (s desde o início) de cada tecla e o número da rajada a que pertence."""
+    rng = random.Random(semente)
+    t = rng.uniform(0.0, min(PAUSA_S[1], duracao_s / 3))  # os estudantes não começam todos juntos
+    plano = []
+    rajada = 0
+    while t < duracao_s:
+        for i in range(RAJADA):
+            if t + i * INTERVALO_S >= duracao_s:
+                break
+            plano.append((t + i * INTERVALO_S, rajada))
+        t += RAJADA * INTERVALO_S + rng.uniform(*PAUSA_S)
+        rajada += 1
+    return plano
+
+
+def sessao(espaco: dict[str, Any], inicio_epoch: float, duracao_s: float, semente: int) -> dict[str, Any]:
+    """Move os sliders dos painéis de ``espaco`` como um estudante e devolve as medidas (roda no kernel).
+
+    Cada rajada escolhe um controle ao acaso e o move tecla a tecla pela faixa dele. A latência de uma
+    tecla é do instante marcado para ela até o fim da atualização (inclui a espera quando a anterior
+    ainda não tinha terminado).
+    """
+    from .latencia import movimentos
+
+    rng = random.Random(semente + 1)
+    paineis = paineis_no_espaco(espaco)
+    acoes: list[tuple[str, Any, list[Callable[[], None]]]] = []
+    for nome, painel in paineis:
+        for nome_controle, controle in painel.controles.items():
+            lista = movimentos(controle, 30)
+            if lista:
+                acoes.append((f"{nome}.{nome_controle}", controle, lista))
+    resultado: dict[str, Any] = {"pid": os.getpid(), "paineis": [n for n, _ in paineis],
+                                 "latencias_ms": [], "cpu_ms": [], "erros": []}
+    if not acoes:
+        resultado["erros"].append("nenhum painel com controles que o benchmark saiba mover")
+        return resultado
+    posicao = {nome: 0 for nome, _, _ in acoes}
+    rajada_atual, escolhido = -1, acoes[0]
+    while time.time() < inicio_epoch:
+        time.sleep(min(0.01, max(0.0, inicio_epoch - time.time())))
+    base = time.perf_counter()
+    for instante, rajada in _plano(semente, duracao_s):
+        if rajada != rajada_atual:
+            rajada_atual, escolhido = rajada, rng.choice(acoes)
+        nome, controle, lista = escolhido
+        espera = base + instante - time.perf_counter()
+        if espera > 0:
+            time.sleep(espera)
+        antes = controle.value
+        cpu0 = time.process_time()
+        try:
+            lista[posicao[nome] % len(lista)]()
+        except Exception as exc:  # relata e segue com o próximo controle
+            resultado["erros"].append(f"{nome}: {type(exc).__name__}: {exc}"[:200])
+            continue
+        fim = time.perf_counter()
+        posicao[nome] += 1
+        if controle.value == antes:  # a tecla não mudou o valor (fim da faixa): nada a cronometrar
+            continue
+        resultado["latencias_ms"].append((fim - (base + instante)) * 1000)
+        resultado["cpu_ms"].append((time.process_time() - cpu0) * 1000)
+    return resultado
+
+
+def memoria_do_processo(pid: int | str = "self") -> dict[str, float]:
+    """RSS, PSS e USS (memória só deste processo) em MiB, de ``/proc/<pid>/smaps_rollup`` (Linux)."""
+    campos: dict[str, float] = {}
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
+            for linha in f:
+                partes = linha.split()
+                if len(partes) >= 2 and partes[0].endswith(":") and partes[1].isdigit():
+                    campos[partes[0][:-1]] = int(partes[1]) / 1024
+    except OSError:
+        return {}
+    return {"rss": campos.get("Rss", float("nan")), "pss": campos.get("Pss", float("nan")),
+            "uss": campos.get("Private_Clean", 0.0) + campos.get("Private_Dirty", 0.0)}
+
+
+# =============================================================================================
+# Fora do kernel: N estudantes ao mesmo tempo
+# =============================================================================================
+
+
+def celulas_de_codigo(caminho: Path) -> list[str]:
+    import nbformat
+
+    nb = nbformat.read(caminho, as_version=4)
+    return [c.source for c in nb.cells if c.cell_type == "code"]
+
+
+def _ambiente_do_kernel() -> dict[str, str]:
+    env = dict(os.environ)
+    # o kernel importa benchmarks.turma (a sessão) da raiz do repositório
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(RAIZ), env.get("PYTHONPATH", "")]))
+    env.pop("MPLBACKEND", None)
+    return env
+
+
+class ErroNoKernel(RuntimeError):
+    pass
+
+
+async def _executar(kc, codigo: str, timeout: float = 600) -> str:
+    """Executa ``codigo`` no kernel; devolve o stdout; erro da célula vira :class:`ErroNoKernel`."""
+    saida: list[str] = []
+
+    def gancho(msg: dict) -> None:
+        if msg["msg_type"] == "stream" and msg["content"].get("name") == "stdout":
+            saida.append(msg["content"]["text"])
+
+    resposta = await kc.execute_interactive(codigo, output_hook=gancho, timeout=timeout)
+    conteudo = resposta["content"]
+    if conteudo.get("status") != "ok":
+        raise ErroNoKernel(f"{conteudo.get('ename')}: {conteudo.get('evalue')}"[:300])
+    return "".join(saida)
+
+
+@dataclass
+class Estudante:
+    km: Any
+    kc: Any
+    pid: int = 0
+    run_all_s: float = float("nan")
+    erro: str = ""
+    medidas: dict[str, Any] = field(default_factory=dict)
+
+
+async def _subir(env: dict[str, str]) -> Estudante:
+    from jupyter_client.manager import AsyncKernelManager
+
+    km = AsyncKernelManager(kernel_name="python3")
+    # o stderr do processo do kernel (avisos do próprio Jupyter) não entra no relatório
+    await km.start_kernel(cwd=str(PASTA), env=env, stderr=subprocess.DEVNULL)
+    kc = km.client()
+    kc.start_channels()
+    await kc.wait_for_ready(timeout=300)
+    return Estudante(km, kc)
+
+
+async def _run_all(e: Estudante, celulas: list[str]) -> None:
+    inicio = time.perf_counter()
+    try:
+        for codigo in celulas:
+            await _executar(e.kc, codigo)
+        e.run_all_s = time.perf_counter() - inicio
+    except Exception as exc:
+        e.erro = f"Run All: {type(exc).__name__}: {exc}"[:300]
+
+
+async def _sliders(e: Estudante, inicio_epoch: float, duracao_s: float, semente: int) -> None:
+    if e.erro:
+        return
+    codigo = (
+        "import json as _json, benchmarks.turma as _turma\n"
+        f"print({MARCA!r} + _json.dumps(_turma.sessao(get_ipython().user_ns, {inicio_epoch!r}, "
+        f"{duracao_s!r}, {semente!r})))"
+    )
+    try:
+        saida = await _executar(e.kc, codigo, timeout=duracao_s + 600)
+        linha = next(x for x in saida.splitlines() if x.startswith(MARCA))
+        e.medidas = json.loads(linha[len(MARCA):])
+        e.pid = int(e.medidas["pid"])
+    except Exception as exc:
+        e.erro = f"sliders: {type(exc).__name__}: {exc}"[:300]
+
+
+async def _desligar(e: Estudante) -> None:
+    try:
+        e.kc.stop_channels()
+        await e.km.shutdown_kernel(now=True)
+    except Exception:
+        pass
+
+
+@dataclass
+class Rodada:
+    """O que uma rodada com ``n`` estudantes mediu."""
+
+    n: int
+    subir_s: float
+    run_all_s: list[float]
+    latencias_ms: list[float]
+    cpu_ms: list[float]
+    rss_mb: list[float]
+    pss_mb: list[float]
+    cpu_ocupada: float  # fração dos núcleos (0 a 1) durante os sliders, máquina inteira
+    cpu_kernels: float  # fração dos núcleos usada pelos kernels durante os sliders
+    carga: str
+    erros: list[str]
+
+    def resumo(self) -> dict[str, float]:
+        mediana, p95 = mediana_p95(self.latencias_ms)
+        return {"mediana": mediana, "p95": p95,
+                "run_all": statistics.median(self.run_all_s) if self.run_all_s else float("nan"),
+                "run_all_max": max(self.run_all_s) if self.run_all_s else float("nan"),
+                "rss": statistics.mean(self.rss_mb) if self.rss_mb else float("nan"),
+                "pss": statistics.mean(self.pss_mb) if self.pss_mb else float("nan")}
+
+
+def _carga() -> str:
+    try:
+        um, cinco, _ = os.getloadavg()
+    except (AttributeError, OSError):
+        return ""
+    return f"{um:.1f} / {cinco:.1f}"
+
+
+def _tempos_de_cpu(pids: list[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+                campos = f.read().rsplit(")", 1)[1].split()
+            total += (int(campos[11]) + int(campos[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def _cpu_da_maquina() -> tuple[float, float]:
+    """(tempo ocupado, tempo total) somados sobre todos os núcleos, de /proc/stat (em tiques)."""
+    with open("/proc/stat", encoding="ascii") as f:
+        valores = [int(x) for x in f.readline().split()[1:]]
+    ocioso = valores[3] + (valores[4] if len(valores) > 4 else 0)
+    return sum(valores) - ocioso, sum(valores)
+
+
+async def _rodada(n: int, notebook: str, celulas: list[str], duracao_s: float,
+                  aviso: Callable[[str], None]) -> Rodada:
+    env = _ambiente_do_kernel()
+    inicio = time.perf_counter()
+    estudantes = list(await asyncio.gather(*(_subir(env) for _ in range(n))))
+    subir_s = time.perf_counter() - inicio
+    try:
+        aviso(f"  N={n}: {n} kernels em {subir_s:.1f} s; Run All de {notebook} em todos …")
+        await asyncio.gather(*(_run_all(e, celulas) for e in estudantes))
+        # os pids (para a CPU e a memória): uma célula curta em cada kernel
+        for e in estudantes:
+            if not e.erro:
+                e.pid = int((await _executar(e.kc, "import os; print(os.getpid())")).strip())
+        pids = [e.pid for e in estudantes if e.pid]
+        aviso(f"  N={n}: sliders por {duracao_s:.0f} s …")
+        inicio_epoch = time.time() + 2.0
+        cpu_kernels_0 = _tempos_de_cpu(pids)
+        maquina_0 = _cpu_da_maquina()
+        await asyncio.sleep(0)
+        tarefas = [_sliders(e, inicio_epoch, duracao_s, semente=1000 + i) for i, e in enumerate(estudantes)]
+        relogio_0 = None
+
+        async def marcar_inicio():
+            nonlocal relogio_0, cpu_kernels_0, maquina_0
+            await asyncio.sleep(max(0.0, inicio_epoch - time.time()))
+            relogio_0, cpu_kernels_0, maquina_0 = time.perf_counter(), _tempos_de_cpu(pids), _cpu_da_maquina()
+
+        await asyncio.gather(marcar_inicio(), *tarefas)
+        relogio = time.perf_counter() - (relogio_0 or time.perf_counter())
+        maquina_1 = _cpu_da_maquina()
+        cpu_kernels = (_tempos_de_cpu(pids) - cpu_kernels_0) / max(relogio, 1e-9) / (os.cpu_count() or 1)
+        cpu_ocupada = (maquina_1[0] - maquina_0[0]) / max(maquina_1[1] - maquina_0[1], 1)
+        carga = _carga()
+        memorias = [memoria_do_processo(pid) for pid in pids]
+        return Rodada(
+            n=n, subir_s=subir_s,
+            run_all_s=[e.run_all_s for e in estudantes if not e.erro],
+            latencias_ms=[x for e in estudantes for x in e.medidas.get("latencias_ms", [])],
+            cpu_ms=[x for e in estudantes for x in e.medidas.get("cpu_ms", [])],
+            rss_mb=[m["rss"] for m in memorias if m], pss_mb=[m["pss"] for m in memorias if m],
+            cpu_ocupada=cpu_ocupada, cpu_kernels=cpu_kernels, carga=carga,
+            erros=[e.erro for e in estudantes if e.erro] + [x for e in estudantes for x in e.medidas.get("erros", [])],
+        )
+    finally:
+        await asyncio.gather(*(_desligar(e) for e in estudantes))
+
+
+def medir_turma(ns: tuple[int, ...] = NS, duracao_s: float = DURACAO_S, notebook: str = NOTEBOOK,
+                aviso: Callable[[str], None] = lambda s: None) -> list[Rodada]:
+    """Uma :class:`Rodada` por N, na ordem de ``ns`` (N = 1 primeiro: é a referência das razões)."""
+    celulas = celulas_de_codigo(PASTA / notebook)
+    rodadas = []
+    for n in ns:
+        rodadas.append(asyncio.run(_rodada(n, notebook, celulas, duracao_s, aviso)))
+        time.sleep(2.0)  # os kernels da rodada anterior terminam de sair
+    return rodadas
+
+
+# =============================================================================================
+# O servidor do estudante e a memória de um kernel
+# =============================================================================================
+
+
+def memoria_do_servidor(limite_s: float = 120.0) -> dict[str, float]:
+    """A memória de um servidor JupyterLab ocioso (o processo que cada estudante tem no hub, além dos
+    kernels), com pastas temporárias; depois de servir a página /lab uma vez."""
+    import socket
+
+    with tempfile.TemporaryDirectory() as base, socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        porta = s.getsockname()[1]
+        s.close()
+        env = dict(os.environ)
+        for nome in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR"):
+            env[nome] = os.path.join(base, nome.lower())
+        env.pop("JUPYTER_TOKEN", None)
+        comando = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={porta}",
+                   "--port-retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
+                   f"--ServerApp.root_dir={PASTA}", "--LabApp.news_url=",
+                   "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            comando.append("--allow-root")
+        processo = subprocess.Popen(comando, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    start_new_session=True)
+        try:
+            fim = time.monotonic() + limite_s
+            while time.monotonic() < fim:
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{porta}/lab", timeout=5).read()
+                    break
+                except OSError:
+                    time.sleep(0.3)
+            else:
+                return {}
+            for caminho in ("/lab/api/settings", "/lab/api/translations/pt_BR", "/api/contents"):
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{porta}{caminho}", timeout=30).read()
+                except OSError:
+                    pass
+            time.sleep(1.0)
+            return memoria_do_processo(processo.pid)
+        finally:
+            processo.terminate()
+            try:
+                processo.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                processo.kill()
+
+
+#: os passos da medição de memória de um kernel: (descrição, código executado no kernel)
+PASSOS_DE_MEMORIA: list[tuple[str, str]] = [
+    ("kernel ocioso (Python, IPython, ipykernel)", "pass"),
+    ("+ import numpy", "import numpy"),
+    ("+ import matplotlib.pyplot (backend inline)", "import matplotlib.pyplot"),
+    ("+ import ipywidgets", "import ipywidgets"),
+    ("+ from helpers import attention, checks", "from helpers import attention, checks"),
+    ("+ from helpers import plots", "from helpers import plots"),
+    ("+ from helpers import widgets", "from helpers import widgets"),
+]
+
+#: no kernel: o buffer do Agg (bytes) e o PNG guardado de cada painel
+_CODIGO_FIGURAS = """
+import json as _json, benchmarks.turma as _turma
+_figs = []
+for _nome, _p in _turma.paineis_no_espaco(get_ipython().user_ns):
+    _f = getattr(_p, 'fig', None)
+    _buf = 0
+    try:
+        _buf = _f.canvas.get_renderer().buffer_rgba().nbytes
+    except Exception:
+        pass
+    _png = len(getattr(getattr(_p, 'imagem', None), 'value', b'') or b'')
+    _figs.append([_nome, _buf, _png])
+print(_turma.MARCA + _json.dumps(_figs))
+"""
+
+
+def memoria_de_um_kernel(notebook: str = NOTEBOOK) -> list[tuple[str, dict[str, float]]]:
+    """A memória de um kernel, passo a passo: cada import da coleção, o Run All do notebook, os
+    sliders, e o que sobra sem os painéis. Devolve ``[(passo, {"rss", "pss", "uss"}), …]`` e, no fim,
+    o passo ``"figuras"`` com o buffer do Agg e o PNG de cada painel (em MiB)."""
+
+    async def medir() -> list[tuple[str, dict[str, float]]]:
+        e = await _subir(_ambiente_do_kernel())
+        try:
+            pid = int((await _executar(e.kc, "import os; print(os.getpid())")).strip())
+            passos = []
+            for descricao, codigo in PASSOS_DE_MEMORIA:
+                await _executar(e.kc, codigo)
+                passos.append((descricao, memoria_do_processo(pid)))
+            for codigo in celulas_de_codigo(PASTA / notebook):
+                await _executar(e.kc, codigo)
+            passos.append((f"+ Run All de {notebook}", memoria_do_processo(pid)))
+            await _executar(e.kc, "import benchmarks.turma as _t; _t.sessao(get_ipython().user_ns, 0, 5.0, 7)")
+            passos.append(("+ 5 s de sliders", memoria_do_processo(pid)))
+            saida = await _executar(e.kc, _CODIGO_FIGURAS)
+            figuras = json.loads(next(x for x in saida.splitlines() if x.startswith(MARCA))[len(MARCA):])
+            await _executar(e.kc, (
+                "import gc as _gc, benchmarks.turma as _t\n"
+                "for _n, _p in _t.paineis_no_espaco(get_ipython().user_ns):\n"
+                "    getattr(_p, 'close', lambda: None)()\n"
+                "    for _k in [k for k, v in list(get_ipython().user_ns.items()) if v is _p]:\n"
+                "        del get_ipython().user_ns[_k]\n"
+                "get_ipython().user_ns['Out'].clear()\n"
+                "import matplotlib.pyplot as _plt; _plt.close('all')\n"
+                "_p = None; _gc.collect()\n"
+                "import ctypes; ctypes.CDLL('libc.so.6').malloc_trim(0)\n"
+            ))
+            passos.append(("− os painéis (fechados, apagados, gc, malloc_trim)", memoria_do_processo(pid)))
+            passos.append(("figuras", {"n": len(figuras), "agg": sum(b for _, b, _ in figuras) / 2**20,
+                                       "png": sum(p for _, _, p in figuras) / 2**20}))
+            return passos
+        finally:
+            await _desligar(e)
+
+    return asyncio.run(medir())
+
+
+# =============================================================================================
+# Relatório
+# =============================================================================================
+
+
+def _tabela(cabecalho: tuple[str, ...], linhas: list[tuple[str, ...]]) -> str:
+    """Uma tabela em Markdown com colunas alinhadas."""
+    larguras = [max([len(h)] + [len(linha[i]) for linha in linhas]) for i, h in enumerate(cabecalho)]
+
+    def fmt(celulas: tuple[str, ...]) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(celulas, larguras, strict=True)) + " |"
+
+    separador = "|" + "|".join("-" * (w + 2) for w in larguras) + "|"
+    return "\n".join([fmt(cabecalho), separador, *(fmt(linha) for linha in linhas)])
+
+
+def _ms(x: float) -> str:
+    return "—" if math.isnan(x) else f"{x:.0f} ms"
+
+
+def _razao(x: float, ref: float) -> str:
+    if math.isnan(x) or math.isnan(ref) or ref <= 0:
+        return "—"
+    return f"{x / ref:.1f}×"
+
+
+def tabela_rodadas(rodadas: list[Rodada]) -> str:
+    ref = rodadas[0].resumo() if rodadas else {}
+    cab = ("estudantes", "atualização: mediana", "p95", "p95 ÷ N=1", "CPU ocupada (kernels)",
+           "memória por kernel: RSS · PSS", "Run All: mediana · máx", "Run All ÷ N=1", f"p95 ≤ {META_P95_MS:.0f} ms")
+    linhas = []
+    for r in rodadas:
+        s = r.resumo()
+        ok = not r.erros and s["p95"] <= META_P95_MS
+        linhas.append((
+            str(r.n), _ms(s["mediana"]), _ms(s["p95"]), _razao(s["p95"], ref.get("p95", float("nan"))),
+            f"{100 * r.cpu_ocupada:.0f}% ({100 * r.cpu_kernels:.0f}%)",
+            f"{s['rss']:.0f} · {s['pss']:.0f} MiB",
+            f"{s['run_all']:.1f} · {s['run_all_max']:.1f} s",
+            _razao(s["run_all"], ref.get("run_all", float("nan"))),
+            ("✅" if ok else "❌") + (f" ({len(r.erros)} erros)" if r.erros else ""),
+        ))
+    return _tabela(cab, linhas)
+
+
+def capacidade_cpu(rodadas: list[Rodada]) -> tuple[float, bool]:
+    """Quantos estudantes cabem com p95 ≤ 100 ms nos núcleos desta máquina: (estimativa, passou do maior N?).
+
+    Entre o último N que cumpre e o primeiro que não cumpre, interpola o p95 linearmente.
+    """
+    pontos = sorted((r.n, r.resumo()["p95"]) for r in rodadas if not r.erros)
+    ok = [(n, p) for n, p in pontos if p <= META_P95_MS]
+    if not ok:
+        return 0.0, False
+    n_ok, p_ok = ok[-1]
+    depois = [(n, p) for n, p in pontos if n > n_ok and p > META_P95_MS]
+    if not depois:
+        return float(n_ok), True
+    n_ruim, p_ruim = depois[0]
+    return n_ok + (META_P95_MS - p_ok) * (n_ruim - n_ok) / (p_ruim - p_ok), False
+
+
+def memoria_total_gib() -> float:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (ValueError, OSError, AttributeError):
+        return float("nan")
+
+
+#: memória que fica para o sistema, o hub e o proxy (GiB), fora dos estudantes
+RESERVA_GIB = 2.0
+
+
+def dimensionamento(rodadas: list[Rodada], servidor_mib: float, nucleos: int | None = None,
+                    memoria_gib: float = 24.0) -> tuple[str, list[str]]:
+    """A tabela "quantos estudantes cabem" e as frases que a explicam."""
+    nucleos = nucleos or os.cpu_count() or 1
+    cpu_n, passou = capacidade_cpu(rodadas)
+    pss = max((r.resumo()["pss"] for r in rodadas if r.pss_mb), default=float("nan"))
+    por_estudante = pss + servidor_mib  # MiB: um kernel + o servidor JupyterLab do estudante
+    por_estudante_3 = 3 * pss + servidor_mib
+    cabem_mem = math.floor((memoria_gib - RESERVA_GIB) * 1024 / por_estudante) if por_estudante > 0 else 0
+    cabem_mem_3 = math.floor((memoria_gib - RESERVA_GIB) * 1024 / por_estudante_3) if por_estudante_3 > 0 else 0
+    cab = ("núcleos", "pela CPU (p95 ≤ 100 ms)", f"pela memória ({memoria_gib:.0f} GB, 1 notebook aberto)",
+           "cabem", "de onde vem")
+    linhas = []
+    for c in (nucleos, 4, 8, 16):
+        if c < nucleos or (c == nucleos and linhas):
+            continue
+        pela_cpu = cpu_n * c / nucleos
+        medido = c == nucleos
+        texto_cpu = (f"{'pelo menos ' if passou else 'cerca de '}{math.floor(pela_cpu)}"
+                     if medido else f"≈ {math.floor(pela_cpu)}")
+        linhas.append((str(c), texto_cpu, str(cabem_mem), str(min(math.floor(pela_cpu), cabem_mem)),
+                       "medido nesta máquina" if medido else f"extrapolado (linear nos núcleos, a partir de {nucleos})"))
+    tabela = _tabela(cab, linhas)
+    notas = [
+        f"Memória por estudante: {pss:.0f} MiB de kernel (PSS, o maior medido) + {servidor_mib:.0f} MiB do servidor "
+        f"JupyterLab dele ≈ {por_estudante:.0f} MiB; {RESERVA_GIB:.0f} GB ficam para o sistema, o hub e o proxy. "
+        f"Com três notebooks abertos por estudante (três kernels), cabem {cabem_mem_3} pela memória.",
+        f"Pela CPU: o maior número de estudantes com p95 das atualizações ≤ {META_P95_MS:.0f} ms, interpolado entre "
+        f"os N medidos. Acima de {nucleos} núcleos, a conta é proporcional aos núcleos — uma extrapolação otimista, "
+        "não uma medida.",
+    ]
+    return tabela, notas
+
+
+def tabela_memoria(passos: list[tuple[str, dict[str, float]]]) -> str:
+    linhas = []
+    anterior = None
+    for descricao, m in passos:
+        if descricao == "figuras":
+            continue
+        extra = "—" if anterior is None else f"{m['uss'] - anterior:+.1f} MiB"
+        linhas.append((descricao, f"{m['rss']:.0f} MiB", f"{m['uss']:.0f} MiB", extra))
+        anterior = m["uss"]
+    return _tabela(("passo", "RSS", "USS (só do kernel)", "USS a mais"), linhas)
+
+
+# =============================================================================================
+# O comando: python -m benchmarks --turma [--rapido] [--readme]
+# =============================================================================================
+
+INICIO, FIM = "<!-- turma:inicio -->", "<!-- turma:fim -->"
+NOTA_ESTUDANTE = (
+    f"Cada estudante simulado move os sliders em rajadas de {RAJADA} teclas, uma a cada {INTERVALO_S * 1000:.0f} ms, "
+    f"com pausas de {PAUSA_S[0]:.0f} a {PAUSA_S[1]:.0f} s para olhar a figura (sorteadas; cada estudante começa num "
+    "instante diferente). A latência de uma tecla vai do instante em que ela seria apertada até a figura nova pronta "
+    "no kernel (contas + redesenho + PNG), e inclui a espera quando o kernel ainda estava ocupado com a tecla "
+    "anterior; o caminho até o navegador (proxy, websocket, desenhar o PNG) soma alguns milissegundos a mais. "
+    "\"CPU ocupada\" é a da máquina inteira durante os sliders (entre parênteses, só a dos kernels); "
+    "PSS é a memória de cada kernel contando as páginas compartilhadas (bibliotecas) divididas entre todos."
+)
+
+
+def relatorio(rodadas: list[Rodada], servidor: dict[str, float], passos: list, notebook: str,
+              maquina: str, carga_inicio: str, duracao_s: float) -> str:
+    partes = [maquina, "", f"carga média {carga_inicio} (1 min / 5 min) no início · {_carga()} no fim · "
+                          f"medição completa em {duracao_s / 60:.1f} min · notebook: `{notebook}`", ""]
+    partes += [tabela_rodadas(rodadas), ""]
+    for r in rodadas:
+        if r.erros:
+            partes.append(f"- N={r.n}: {len(r.erros)} erros; o primeiro: {r.erros[0]}")
+    partes += [f"- {NOTA_ESTUDANTE}", "- Carga média (1 min / 5 min) no fim de cada rodada: "
+               + "; ".join(f"N={r.n}: {r.carga}" for r in rodadas), ""]
+    servidor_mib = servidor.get("pss", float("nan"))
+    tabela, notas = dimensionamento(rodadas, servidor_mib if not math.isnan(servidor_mib) else 0.0)
+    partes += ["**Quantos estudantes cabem** (atualizações com p95 ≤ 100 ms e memória de 24 GB):", "", tabela, ""]
+    partes += [f"- {n}" for n in notas]
+    if servidor:
+        partes.append(f"- Servidor JupyterLab de um estudante, ocioso: RSS {servidor['rss']:.0f} MiB, "
+                      f"PSS {servidor['pss']:.0f} MiB.")
+    if passos:
+        figuras = dict(passos).get("figuras", {})
+        partes += ["", "**Para onde vai a memória de um kernel** (um kernel novo, passo a passo):", "",
+                   tabela_memoria(passos), ""]
+        if figuras:
+            partes.append(f"- Os {figuras['n']:.0f} painéis guardam {figuras['agg']:.1f} MiB no buffer de desenho do "
+                          f"matplotlib (Agg) e {figuras['png']:.2f} MiB de PNG.")
+    return "\n".join(partes).rstrip() + "\n"
+
+
+def secao_readme(texto: str, hoje=None) -> str:
+    from datetime import date
+
+    hoje = hoje or date.today()
+    return (f"Medido em {hoje.isoformat()} com `python -m benchmarks --turma --readme`, que reescreve este trecho "
+            "(só medir: `python -m benchmarks --turma`, uns 10 minutos; da raiz do repositório, com o ambiente de "
+            "`requirements-dev.txt`). Cada estudante é um kernel de verdade rodando o notebook e mexendo nos "
+            "sliders; a máquina é barulhenta, então compare as razões sobre N = 1, medidas na mesma execução.\n\n"
+            + texto)
+
+
+def executar(rapido: bool = False, readme: bool = False, notebook: str = NOTEBOOK,
+             aviso: Callable[[str], None] = lambda s: None) -> str:
+    """Mede tudo, devolve o relatório e, com ``readme``, grava o trecho da turma no README."""
+    from . import linha_maquina
+
+    carga_inicio = _carga()
+    inicio = time.perf_counter()
+    aviso("5 · a turma: servidor JupyterLab de um estudante …")
+    servidor = memoria_do_servidor()
+    aviso("5 · a turma: memória de um kernel, passo a passo …")
+    passos = memoria_de_um_kernel(notebook)
+    ns, duracao = (NS_RAPIDO, DURACAO_RAPIDA_S) if rapido else (NS, DURACAO_S)
+    aviso(f"5 · a turma: N = {', '.join(map(str, ns))} estudantes ao mesmo tempo …")
+    rodadas = medir_turma(ns, duracao, notebook, aviso)
+    texto = relatorio(rodadas, servidor, passos, notebook, linha_maquina(), carga_inicio,
+                      time.perf_counter() - inicio)
+    if readme:
+        from .__main__ import README, gravar_readme
+
+        gravar_readme(secao_readme(texto), README, inicio=INICIO, fim=FIM)
+        aviso(f"README.md: trecho da turma atualizado ({README})")
+    return texto
