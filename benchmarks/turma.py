@@ -438,11 +438,10 @@ def memoria_do_servidor(limite_s: float = 120.0) -> dict[str, float]:
 PASSOS_DE_MEMORIA: list[tuple[str, str]] = [
     ("kernel ocioso (Python, IPython, ipykernel)", "pass"),
     ("+ import numpy", "import numpy"),
-    ("+ import matplotlib.pyplot (backend inline)", "import matplotlib.pyplot"),
-    ("+ import ipywidgets", "import ipywidgets"),
-    ("+ from helpers import attention, checks", "from helpers import attention, checks"),
-    ("+ from helpers import plots", "from helpers import plots"),
-    ("+ from helpers import widgets", "from helpers import widgets"),
+    ("+ from helpers import attention, checks (só numpy)", "from helpers import attention, checks"),
+    ("+ from helpers import plots (matplotlib, sem pyplot)", "from helpers import plots"),
+    ("+ from helpers import widgets (ipywidgets)", "from helpers import widgets"),
+    ("+ import matplotlib.pyplot (os notebooks importam)", "import matplotlib.pyplot"),
 ]
 
 #: no kernel: o buffer do Agg (bytes) e o PNG guardado de cada painel
@@ -610,6 +609,32 @@ def dimensionamento(rodadas: list[Rodada], servidor_mib: float, nucleos: int | N
     return tabela, notas
 
 
+def frase_resumo(rodadas: list[Rodada], servidor_mib: float, nucleos: int | None = None,
+                 memoria_gib: float = 24.0) -> str:
+    """A resposta em uma frase, para o instrutor: quantos cabem aqui e como cresce com os núcleos."""
+    nucleos = nucleos or os.cpu_count() or 1
+    cpu_n, passou = capacidade_cpu(rodadas)
+    pss = max((r.resumo()["pss"] for r in rodadas if r.pss_mb), default=float("nan"))
+    por_estudante = pss + servidor_mib
+    cabem_mem = math.floor((memoria_gib - RESERVA_GIB) * 1024 / por_estudante) if por_estudante > 0 else 0
+    n = math.floor(cpu_n)
+    quantos = f"pelo menos {n}" if passou else f"cerca de {n}"
+    if n < 1:
+        return (f"Nesta medição, nem um estudante sozinho teve o p95 das atualizações abaixo de {META_P95_MS:.0f} ms "
+                "(a máquina estava ocupada com outras coisas?): repita a medição com a máquina mais quieta.")
+    texto = (f"Num servidor de {nucleos} núcleos e {memoria_gib:.0f} GB, {quantos} estudantes podem mexer nos painéis "
+             f"ao mesmo tempo com cada atualização pronta em menos de {META_P95_MS:.0f} ms (p95). ")
+    if cabem_mem >= n:
+        texto += (f"A memória não é o limite: cada estudante ocupa uns {por_estudante:.0f} MiB (um kernel e o seu "
+                  f"servidor JupyterLab), e caberiam {cabem_mem}. O que limita é a CPU: ")
+    else:
+        texto += (f"Aqui o limite é a memória: cada estudante ocupa uns {por_estudante:.0f} MiB, e cabem {cabem_mem}. "
+                  "Pela CPU, ")
+    texto += (f"com 4 núcleos seriam ≈ {math.floor(cpu_n * 4 / nucleos)} e com 8, ≈ {math.floor(cpu_n * 8 / nucleos)} "
+              f"— extrapolado a partir dos {nucleos} núcleos medidos, não medido.")
+    return texto
+
+
 def tabela_memoria(passos: list[tuple[str, dict[str, float]]]) -> str:
     linhas = []
     anterior = None
@@ -640,7 +665,9 @@ NOTA_ESTUDANTE = (
 
 def relatorio(rodadas: list[Rodada], servidor: dict[str, float], passos: list, notebook: str,
               maquina: str, carga_inicio: str, duracao_s: float) -> str:
-    partes = [maquina, "", f"carga média {carga_inicio} (1 min / 5 min) no início · {_carga()} no fim · "
+    servidor_mib = servidor.get("pss", float("nan"))
+    servidor_mib = 0.0 if math.isnan(servidor_mib) else servidor_mib
+    partes = [f"**{frase_resumo(rodadas, servidor_mib)}**", "", maquina, "", f"carga média {carga_inicio} (1 min / 5 min) no início · {_carga()} no fim · "
                           f"medição completa em {duracao_s / 60:.1f} min · notebook: `{notebook}`", ""]
     partes += [tabela_rodadas(rodadas), ""]
     for r in rodadas:
@@ -648,8 +675,7 @@ def relatorio(rodadas: list[Rodada], servidor: dict[str, float], passos: list, n
             partes.append(f"- N={r.n}: {len(r.erros)} erros; o primeiro: {r.erros[0]}")
     partes += [f"- {NOTA_ESTUDANTE}", "- Carga média (1 min / 5 min) no fim de cada rodada: "
                + "; ".join(f"N={r.n}: {r.carga}" for r in rodadas), ""]
-    servidor_mib = servidor.get("pss", float("nan"))
-    tabela, notas = dimensionamento(rodadas, servidor_mib if not math.isnan(servidor_mib) else 0.0)
+    tabela, notas = dimensionamento(rodadas, servidor_mib)
     partes += ["**Quantos estudantes cabem** (atualizações com p95 ≤ 100 ms e memória de 24 GB):", "", tabela, ""]
     partes += [f"- {n}" for n in notas]
     if servidor:

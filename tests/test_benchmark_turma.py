@@ -81,6 +81,10 @@ def test_dimensionamento_interpola_e_marca_a_extrapolacao():
     cabem_mem = (24 - turma.RESERVA_GIB) * 1024 // 180
     assert f"| {cabem_mem:.0f} " in linhas[2]
     assert any("extrapolação" in nota for nota in notas)
+    frase = turma.frase_resumo(rodadas, servidor_mib=80.0, nucleos=2)
+    assert "cerca de 7 estudantes" in frase and "A memória não é o limite" in frase
+    assert "com 4 núcleos seriam ≈ 15" in frase and "extrapolado" in frase
+    assert "repita a medição" in turma.frase_resumo([_rodada(1, 300)], 80.0, nucleos=2)
     # todos cumprem: "pelo menos" o maior N medido
     assert turma.capacidade_cpu([_rodada(1, 10), _rodada(40, 90)]) == (40.0, True)
     texto = turma.tabela_rodadas(rodadas)

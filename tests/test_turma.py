@@ -78,3 +78,15 @@ def test_configuracao_do_hub_carrega_e_liga_o_portugues():
     pasta = Path(c.Spawner.environment["JUPYTER_CONFIG_PATH"])
     padroes = json.loads((pasta / "labconfig" / "default_setting_overrides.json").read_text(encoding="utf-8"))
     assert padroes["@jupyterlab/translation-extension:plugin"] == {"locale": "pt_BR"}
+
+
+def test_configuracao_se_recusa_a_subir_sem_o_ambiente_completo(monkeypatch):
+    pytest.importorskip("jupyterhub", reason="JupyterHub não instalado: pip install -r requirements-dev.txt")
+    import importlib.util
+
+    from traitlets.config.loader import PyFileConfigLoader
+
+    original = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda nome, *a: None if nome == "nbgitpuller" else original(nome, *a))
+    with pytest.raises(SystemExit, match="nbgitpuller: pip install -r turma/requirements.txt"):
+        PyFileConfigLoader("jupyterhub_config.py", path=str(TURMA)).load_config()

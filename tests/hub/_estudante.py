@@ -168,6 +168,18 @@ class Estudante:
         self.comando("docmanager:save")
         self.pagina.wait_for_selector(".lm-TabBar-tab.jp-mod-current:not(.jp-mod-dirty)", timeout=30_000)
 
+    def api(self, caminho: str):
+        """GET na API do servidor do estudante (``/user/<nome>/<caminho>``), com o cookie e o XSRF dele."""
+        return self.pagina.evaluate(
+            """async (url) => {
+                 // o servidor do estudante exige o cabeçalho XSRF também nos GET da API
+                 const m = document.cookie.match(/(?:^|; )_xsrf=([^;]*)/);
+                 const cabecalhos = m ? {'X-XSRFToken': decodeURIComponent(m[1])} : {};
+                 return (await fetch(url, {headers: cabecalhos})).json();
+               }""",
+            f"/user/{self.nome}/{caminho.lstrip('/')}",
+        )
+
     def capturar(self, *partes: str, elemento=None) -> Path:
         caminho = nome_captura(self.capturas, "hub", self.nome, *partes)
         (elemento or self.pagina).screenshot(path=str(caminho))

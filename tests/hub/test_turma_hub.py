@@ -35,6 +35,9 @@ SOLUCAO_DA_ANA = (
 MARCA_DA_ANA = "resolvido pela Ana, na aula"
 #: o que a instrutora acrescenta ao notebook 00 no commit novo (no texto de abertura)
 AVISO = "Aviso da turma: hoje vamos até o notebook 05. "
+#: a linha do esqueleto que a instrutora reescreve no mesmo commit (a Ana já tinha trocado a célula toda)
+COMENTARIO_DO_ESQUELETO = "# q e k: vetores 1-D de mesmo tamanho; devolva um único número"
+DICA_NOVA = "# q e k: vetores 1-D de mesmo tamanho; some q[i] * k[i] e devolva um número"
 
 
 def fontes(caminho) -> list[str]:
@@ -77,6 +80,11 @@ def test_cada_estudante_recebe_a_sua_copia_e_o_painel_reage(hub, origem, turma):
         # a interface em português veio da configuração da turma (o navegador está em inglês)
         assert pagina.evaluate("() => document.documentElement.lang") == "pt-BR"
         assert pagina.inner_text(".jp-DirListing-headerItem.jp-id-name").strip() == "Nome"
+        # os padrões da turma (turma/jupyter/labconfig) chegam ao JupyterLab do estudante
+        idioma = estudante.api("lab/api/settings/@jupyterlab/translation-extension:plugin")
+        assert idioma["schema"]["properties"]["locale"]["default"] == "pt_BR"
+        avisos = estudante.api("lab/api/settings/@jupyterlab/apputils-extension:notification")["schema"]["properties"]
+        assert avisos["fetchNews"]["default"] == "false" and avisos["checkForUpdates"]["default"] is False
         estudante.capturar("00_aberto_pelo_link")
 
         estudante.rodar_tudo()
@@ -102,12 +110,14 @@ def test_edicao_salva_sobrevive_ao_commit_novo_e_a_copia_do_outro_nao_muda(hub, 
     assert any(MARCA_DA_ANA in f for f in salvo), "a edição da Ana não foi gravada no disco"
     ana.capturar("01_exercicio_salvo")
 
-    # a instrutora publica um commit novo: um aviso no texto de abertura do notebook 00
+    # a instrutora publica um commit novo no notebook 00: um aviso no texto de abertura (longe da edição
+    # da Ana) e uma dica nova no esqueleto do exercício (nas mesmas linhas que a Ana trocou)
     arquivo = origem.pasta / NOTEBOOK
     texto = arquivo.read_text(encoding="utf-8")
-    assert texto.count("Bem-vindo à trilha") == 1
-    arquivo.write_text(texto.replace("Bem-vindo à trilha", AVISO + "Bem-vindo à trilha"), encoding="utf-8")
-    novo = origem.commit("Aviso da turma no notebook 00")
+    assert texto.count("Bem-vindo à trilha") == 1 and texto.count(COMENTARIO_DO_ESQUELETO) == 1
+    texto = texto.replace("Bem-vindo à trilha", AVISO + "Bem-vindo à trilha")
+    arquivo.write_text(texto.replace(COMENTARIO_DO_ESQUELETO, DICA_NOVA), encoding="utf-8")
+    novo = origem.commit("Aviso da turma e dica nova no exercício 1 do notebook 00")
 
     # Ana segue o mesmo link de novo
     ana.seguir_link(link(hub.url, origem.url))
@@ -116,15 +126,23 @@ def test_edicao_salva_sobrevive_ao_commit_novo_e_a_copia_do_outro_nao_muda(hub, 
     assert any(AVISO in f for f in depois), "o aviso do commit novo não chegou à cópia da Ana"
     assert any(MARCA_DA_ANA in f for f in depois), "a edição da Ana se perdeu ao sincronizar"
     assert not any(ESQUELETO in f for f in depois)
+    # onde as duas mudanças caem nas mesmas linhas, a versão da estudante ganha, sem aviso: a dica nova
+    # da instrutora não chega a quem já tinha mexido na célula (o nbgitpuller faz merge com -Xours)
+    assert not any(DICA_NOVA in f for f in depois)
+    json.loads((ana.copia / NOTEBOOK).read_text(encoding="utf-8"))  # o merge deixou um notebook válido
     # e na tela: o aviso no topo e a solução dela no exercício
     assert AVISO.strip() in ana.celulas()[0].inner_text()
-    assert MARCA_DA_ANA in ana.celula_com("def produto_escalar").inner_text()
     ana.capturar("02_depois_do_commit_novo")
+    exercicio = ana.celula_com("def produto_escalar")
+    assert MARCA_DA_ANA in exercicio.inner_text()
+    exercicio.scroll_into_view_if_needed()
+    ana.capturar("02_exercicio_dela_depois_do_commit_novo")
 
     # a cópia do Bruno não mudou: mesmo commit, mesmas células
     assert git("rev-parse", "HEAD", cwd=bruno.copia) == commit_inicial
     assert fontes(bruno.copia / NOTEBOOK) == bruno_antes
     bruno.abrir("00_comece_aqui.ipynb")
     assert AVISO.strip() not in bruno.celulas()[0].inner_text()
+    assert any(COMENTARIO_DO_ESQUELETO in f for f in fontes(bruno.copia / NOTEBOOK))
     assert ESQUELETO in bruno.celula_com("def produto_escalar").inner_text()
     bruno.capturar("03_copia_intacta")

@@ -202,15 +202,7 @@ def test_celula_que_pede_memoria_demais_recebe_memoryerror_e_o_kernel_vive(eva):
 
 def _processo_do_kernel(estudante: Estudante, notebook: str) -> psutil.Process | None:
     """O processo do kernel ligado a ``notebook`` (pela API de sessões do servidor do estudante)."""
-    sessoes = estudante.pagina.evaluate(
-        """async (url) => {
-             // o servidor do estudante exige o cabeçalho XSRF também nos GET da API
-             const m = document.cookie.match(/(?:^|; )_xsrf=([^;]*)/);
-             const cabecalhos = m ? {'X-XSRFToken': decodeURIComponent(m[1])} : {};
-             return (await fetch(url, {headers: cabecalhos})).json();
-           }""",
-        f"/user/{estudante.nome}/api/sessions",
-    )
+    sessoes = estudante.api("api/sessions")
     assert isinstance(sessoes, list), f"a API de sessões respondeu {sessoes}"
     ids = [s["kernel"]["id"] for s in sessoes if s["path"].endswith(notebook)]
     if not ids:
@@ -226,6 +218,8 @@ def test_kernel_que_morre_com_o_painel_na_tela(eva):
     eva.rodar_tudo()
     painel = eva.paineis()[0]
     salvo = (eva.copia / NOTEBOOK).read_bytes()
+    # uma edição ainda não salva (só no navegador) quando o kernel morre
+    eva.editar_celula("resolvido por Eva", solucao("Eva, sem salvar"))
 
     # o kernel morre (como quando o Linux o mata por falta de memória)
     kernel = esperar(lambda: _processo_do_kernel(eva, "00_comece_aqui.ipynb"), 30, "achar o processo do kernel")
@@ -246,11 +240,15 @@ def test_kernel_que_morre_com_o_painel_na_tela(eva):
     eva.pagina.keyboard.press("ArrowLeft")
     time.sleep(3)
     assert retrato(painel) == antes, "o painel reagiu depois da morte do kernel (o comportamento mudou?)"
-    # nada do que estava salvo mudou; Run All de novo traz o painel de volta
+    # nada do que estava salvo mudou, e a edição não salva continua no navegador
     assert (eva.copia / NOTEBOOK).read_bytes() == salvo
+    assert "resolvido por Eva, sem salvar" in eva.celula_com("def produto_escalar").inner_text()
+    # Run All de novo traz o painel de volta; salvar grava a edição que estava só no navegador
     eva.rodar_tudo()
     problemas = eva.mover_slider(eva.paineis()[0], "eva · depois de reiniciar")
     assert not problemas, "\n".join(problemas)
+    eva.salvar()
+    assert "resolvido por Eva, sem salvar" in (eva.copia / NOTEBOOK).read_text(encoding="utf-8")
 
 
 def _montar_tmpfs(pasta, tamanho: str) -> str | None:
