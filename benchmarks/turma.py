@@ -3,9 +3,11 @@
 Para cada N (1, 5, 10, 20, 40), o benchmark sobe N kernels de uma vez — um por estudante, como num
 JupyterHub — e, em todos ao mesmo tempo:
 
-1. **Run All**: cada kernel executa as células do mesmo notebook com painéis (o que a turma faz quando
+1. **a coleção inteira**: cada estudante roda todos os notebooks, um depois do outro, cada um num
+   kernel novo (como ao abrir cada notebook e pedir *Run All*);
+2. **Run All**: cada kernel executa as células do mesmo notebook com painéis (o que a turma faz quando
    o instrutor diz "abram o notebook 05");
-2. **sliders**: cada kernel move os controles dos seus painéis como um estudante — rajadas de
+3. **sliders**: cada kernel move os controles dos seus painéis como um estudante — rajadas de
    teclas (uma seta a cada :data:`INTERVALO_S`), com pausas para olhar a figura — e cronometra, **no
    kernel**, cada atualização, da tecla (a hora marcada para ela) à figura nova pronta: com a CPU
    disputada, uma tecla que chega com o kernel ainda ocupado espera a vez, e essa espera conta.
@@ -15,7 +17,7 @@ Os painéis são achados no espaço de nomes do kernel por *duck typing*: todo o
 
 Por N, o relatório traz: a latência das atualizações (mediana e p95), a memória de cada kernel (RSS e
 PSS, a parte proporcional das páginas compartilhadas), a ocupação da CPU durante os sliders e o tempo
-do Run All; as razões são sobre N = 1 medido na mesma execução. Daí sai a tabela "quantos estudantes
+do Run All e da coleção inteira; as razões são sobre N = 1 medido na mesma execução. Daí sai a tabela "quantos estudantes
 cabem" (:func:`dimensionamento`), e uma tabela de para onde vai a memória de um kernel
 (:func:`memoria_de_um_kernel`).
 """
@@ -287,12 +289,15 @@ class Rodada:
     cpu_kernels: float  # fração dos núcleos usada pelos kernels durante os sliders
     carga: str
     erros: list[str]
+    colecao_s: list[float] = field(default_factory=list)
 
     def resumo(self) -> dict[str, float]:
         mediana, p95 = mediana_p95(self.latencias_ms)
         return {"mediana": mediana, "p95": p95,
                 "run_all": statistics.median(self.run_all_s) if self.run_all_s else float("nan"),
                 "run_all_max": max(self.run_all_s) if self.run_all_s else float("nan"),
+                "colecao": statistics.median(self.colecao_s) if self.colecao_s else float("nan"),
+                "colecao_max": max(self.colecao_s) if self.colecao_s else float("nan"),
                 "rss": statistics.mean(self.rss_mb) if self.rss_mb else float("nan"),
                 "pss": statistics.mean(self.pss_mb) if self.pss_mb else float("nan")}
 
@@ -325,9 +330,33 @@ def _cpu_da_maquina() -> tuple[float, float]:
     return sum(valores) - ocioso, sum(valores)
 
 
-async def _rodada(n: int, notebook: str, celulas: list[str], duracao_s: float,
+async def _colecao(env: dict[str, str], colecao: list[list[str]]) -> tuple[float, str]:
+    """Um estudante roda a coleção inteira, um notebook depois do outro, cada um num kernel novo (como
+    ao abrir cada notebook no JupyterLab e rodar tudo). Devolve (segundos, erro ou "")."""
+    inicio = time.perf_counter()
+    for celulas in colecao:
+        e = await _subir(env)
+        try:
+            await _run_all(e, celulas)
+        finally:
+            await _desligar(e)
+        if e.erro:
+            return time.perf_counter() - inicio, f"coleção: {e.erro}"
+    return time.perf_counter() - inicio, ""
+
+
+async def _rodada(n: int, notebook: str, celulas: list[str], colecao: list[list[str]], duracao_s: float,
                   aviso: Callable[[str], None]) -> Rodada:
     env = _ambiente_do_kernel()
+    colecao_s: list[float] = []
+    erros_colecao: list[str] = []
+    if colecao:
+        aviso(f"  N={n}: a coleção inteira ({len(colecao)} notebooks) em {n} estudantes ao mesmo tempo …")
+        for t, erro in await asyncio.gather(*(_colecao(env, colecao) for _ in range(n))):
+            if erro:
+                erros_colecao.append(erro)
+            else:
+                colecao_s.append(t)
     inicio = time.perf_counter()
     estudantes = list(await asyncio.gather(*(_subir(env) for _ in range(n))))
     subir_s = time.perf_counter() - inicio
@@ -361,24 +390,31 @@ async def _rodada(n: int, notebook: str, celulas: list[str], duracao_s: float,
         memorias = [memoria_do_processo(pid) for pid in pids]
         return Rodada(
             n=n, subir_s=subir_s,
-            run_all_s=[e.run_all_s for e in estudantes if not e.erro],
+            run_all_s=[e.run_all_s for e in estudantes if not e.erro], colecao_s=colecao_s,
             latencias_ms=[x for e in estudantes for x in e.medidas.get("latencias_ms", [])],
             cpu_ms=[x for e in estudantes for x in e.medidas.get("cpu_ms", [])],
             rss_mb=[m["rss"] for m in memorias if m], pss_mb=[m["pss"] for m in memorias if m],
             cpu_ocupada=cpu_ocupada, cpu_kernels=cpu_kernels, carga=carga,
-            erros=[e.erro for e in estudantes if e.erro] + [x for e in estudantes for x in e.medidas.get("erros", [])],
+            erros=erros_colecao + [e.erro for e in estudantes if e.erro]
+            + [x for e in estudantes for x in e.medidas.get("erros", [])],
         )
     finally:
         await asyncio.gather(*(_desligar(e) for e in estudantes))
 
 
 def medir_turma(ns: tuple[int, ...] = NS, duracao_s: float = DURACAO_S, notebook: str = NOTEBOOK,
-                aviso: Callable[[str], None] = lambda s: None) -> list[Rodada]:
-    """Uma :class:`Rodada` por N, na ordem de ``ns`` (N = 1 primeiro: é a referência das razões)."""
+                colecao: list[Path] | None = None, aviso: Callable[[str], None] = lambda s: None) -> list[Rodada]:
+    """Uma :class:`Rodada` por N, na ordem de ``ns`` (N = 1 primeiro: é a referência das razões).
+
+    ``colecao``: os notebooks que cada estudante roda, um depois do outro, antes dos painéis (todos os
+    da pasta, se ``None``; nenhum, se ``[]``).
+    """
     celulas = celulas_de_codigo(PASTA / notebook)
+    arquivos = sorted(PASTA.glob("[0-9][0-9]_*.ipynb")) if colecao is None else colecao
+    cels_colecao = [celulas_de_codigo(a) for a in arquivos]
     rodadas = []
     for n in ns:
-        rodadas.append(asyncio.run(_rodada(n, notebook, celulas, duracao_s, aviso)))
+        rodadas.append(asyncio.run(_rodada(n, notebook, celulas, cels_colecao, duracao_s, aviso)))
         time.sleep(2.0)  # os kernels da rodada anterior terminam de sair
     return rodadas
 
@@ -531,7 +567,8 @@ def _razao(x: float, ref: float) -> str:
 def tabela_rodadas(rodadas: list[Rodada]) -> str:
     ref = rodadas[0].resumo() if rodadas else {}
     cab = ("estudantes", "atualização: mediana", "p95", "p95 ÷ N=1", "CPU ocupada (kernels)",
-           "memória por kernel: RSS · PSS", "Run All: mediana · máx", "Run All ÷ N=1", f"p95 ≤ {META_P95_MS:.0f} ms")
+           "memória por kernel: RSS · PSS", "Run All do notebook: mediana · máx", "÷ N=1",
+           "coleção inteira: mediana · máx", "÷ N=1", f"p95 ≤ {META_P95_MS:.0f} ms")
     linhas = []
     for r in rodadas:
         s = r.resumo()
@@ -542,6 +579,8 @@ def tabela_rodadas(rodadas: list[Rodada]) -> str:
             f"{s['rss']:.0f} · {s['pss']:.0f} MiB",
             f"{s['run_all']:.1f} · {s['run_all_max']:.1f} s",
             _razao(s["run_all"], ref.get("run_all", float("nan"))),
+            "—" if math.isnan(s["colecao"]) else f"{s['colecao']:.0f} · {s['colecao_max']:.0f} s",
+            _razao(s["colecao"], ref.get("colecao", float("nan"))),
             ("✅" if ok else "❌") + (f" ({len(r.erros)} erros)" if r.erros else ""),
         ))
     return _tabela(cab, linhas)
@@ -652,6 +691,12 @@ def tabela_memoria(passos: list[tuple[str, dict[str, float]]]) -> str:
 # =============================================================================================
 
 INICIO, FIM = "<!-- turma:inicio -->", "<!-- turma:fim -->"
+NOTA_FASES = (
+    "Cada rodada tem três fases, com todos os N estudantes ao mesmo tempo: (1) a coleção inteira — cada estudante "
+    "roda todos os notebooks, um depois do outro, cada um num kernel novo (\"coleção inteira\": o tempo de um "
+    "estudante, incluindo subir os kernels); (2) o Run All do notebook dos painéis num kernel novo (\"Run All do "
+    "notebook\"); (3) os sliders nesse mesmo kernel. A memória é a de cada kernel no fim dos sliders."
+)
 NOTA_ESTUDANTE = (
     f"Cada estudante simulado move os sliders em rajadas de {RAJADA} teclas, uma a cada {INTERVALO_S * 1000:.0f} ms, "
     f"com pausas de {PAUSA_S[0]:.0f} a {PAUSA_S[1]:.0f} s para olhar a figura (sorteadas; cada estudante começa num "
@@ -673,7 +718,7 @@ def relatorio(rodadas: list[Rodada], servidor: dict[str, float], passos: list, n
     for r in rodadas:
         if r.erros:
             partes.append(f"- N={r.n}: {len(r.erros)} erros; o primeiro: {r.erros[0]}")
-    partes += [f"- {NOTA_ESTUDANTE}", "- Carga média (1 min / 5 min) no fim de cada rodada: "
+    partes += [f"- {NOTA_FASES}", f"- {NOTA_ESTUDANTE}", "- Carga média (1 min / 5 min) no fim de cada rodada: "
                + "; ".join(f"N={r.n}: {r.carga}" for r in rodadas), ""]
     tabela, notas = dimensionamento(rodadas, servidor_mib)
     partes += ["**Quantos estudantes cabem** (atualizações com p95 ≤ 100 ms e memória de 24 GB):", "", tabela, ""]
@@ -696,7 +741,7 @@ def secao_readme(texto: str, hoje=None) -> str:
 
     hoje = hoje or date.today()
     return (f"Medido em {hoje.isoformat()} com `python -m benchmarks --turma --readme`, que reescreve este trecho "
-            "(só medir: `python -m benchmarks --turma`, uns 10 minutos; da raiz do repositório, com o ambiente de "
+            "(só medir: `python -m benchmarks --turma`, uns 15 minutos; da raiz do repositório, com o ambiente de "
             "`requirements-dev.txt`). Cada estudante é um kernel de verdade rodando o notebook e mexendo nos "
             "sliders; a máquina é barulhenta, então compare as razões sobre N = 1, medidas na mesma execução.\n\n"
             + texto)
@@ -714,8 +759,9 @@ def executar(rapido: bool = False, readme: bool = False, notebook: str = NOTEBOO
     aviso("5 · a turma: memória de um kernel, passo a passo …")
     passos = memoria_de_um_kernel(notebook)
     ns, duracao = (NS_RAPIDO, DURACAO_RAPIDA_S) if rapido else (NS, DURACAO_S)
+    colecao = sorted(PASTA.glob("[0-9][0-9]_*.ipynb"))[:2 if rapido else None]
     aviso(f"5 · a turma: N = {', '.join(map(str, ns))} estudantes ao mesmo tempo …")
-    rodadas = medir_turma(ns, duracao, notebook, aviso)
+    rodadas = medir_turma(ns, duracao, notebook, colecao, aviso)
     texto = relatorio(rodadas, servidor, passos, notebook, linha_maquina(), carga_inicio,
                       time.perf_counter() - inicio)
     if readme:
