@@ -181,6 +181,37 @@ def jupyterhub(base: Path):
         yield Hub(url, casas, log)
     finally:
         encerrar(processo)
+        encerrar_restos(casas)
+
+
+def encerrar_restos(casas: Path, limite_s: float = 10.0) -> list[int]:
+    """Encerra o que o hub do teste possa ter deixado para trás: servidores e kernels dos estudantes.
+
+    Os servidores dos estudantes rodam em sessões próprias (não morrem com o grupo do hub); se o hub
+    não conseguir pará-los a tempo, sobram. Aqui: todo processo cuja pasta pessoal (HOME) ou pasta de
+    trabalho fica dentro de ``casas`` recebe SIGTERM e, se não sair, SIGKILL. Devolve os pids.
+    """
+    import psutil
+
+    alvo = str(casas)
+    restos = []
+    for p in psutil.process_iter():
+        try:
+            if p.pid == os.getpid():
+                continue
+            if p.environ().get("HOME", "").startswith(alvo) or p.cwd().startswith(alvo):
+                restos.append(p)
+        except (psutil.Error, OSError):
+            continue
+    for p in restos:
+        with contextlib.suppress(psutil.Error):
+            p.terminate()
+    _, vivos = psutil.wait_procs(restos, timeout=limite_s)
+    for p in vivos:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    psutil.wait_procs(vivos, timeout=limite_s)
+    return [p.pid for p in restos]
 
 
 def hub_api(hub: Hub, caminho: str) -> dict:
