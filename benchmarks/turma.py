@@ -369,23 +369,20 @@ async def _rodada(n: int, notebook: str, celulas: list[str], colecao: list[list[
                 e.pid = int((await _executar(e.kc, "import os; print(os.getpid())")).strip())
         pids = [e.pid for e in estudantes if e.pid]
         aviso(f"  N={n}: sliders por {duracao_s:.0f} s …")
+        # todos começam no mesmo instante (daqui a 2 s); a CPU é medida desse instante até o último terminar
         inicio_epoch = time.time() + 2.0
-        cpu_kernels_0 = _tempos_de_cpu(pids)
-        maquina_0 = _cpu_da_maquina()
-        await asyncio.sleep(0)
-        tarefas = [_sliders(e, inicio_epoch, duracao_s, semente=1000 + i) for i, e in enumerate(estudantes)]
-        relogio_0 = None
+        marcas: dict[str, Any] = {}
 
-        async def marcar_inicio():
-            nonlocal relogio_0, cpu_kernels_0, maquina_0
+        async def marcar_inicio() -> None:
             await asyncio.sleep(max(0.0, inicio_epoch - time.time()))
-            relogio_0, cpu_kernels_0, maquina_0 = time.perf_counter(), _tempos_de_cpu(pids), _cpu_da_maquina()
+            marcas.update(relogio=time.perf_counter(), kernels=_tempos_de_cpu(pids), maquina=_cpu_da_maquina())
 
-        await asyncio.gather(marcar_inicio(), *tarefas)
-        relogio = time.perf_counter() - (relogio_0 or time.perf_counter())
+        await asyncio.gather(marcar_inicio(), *(_sliders(e, inicio_epoch, duracao_s, semente=1000 + i)
+                                                for i, e in enumerate(estudantes)))
+        relogio = time.perf_counter() - marcas["relogio"]
         maquina_1 = _cpu_da_maquina()
-        cpu_kernels = (_tempos_de_cpu(pids) - cpu_kernels_0) / max(relogio, 1e-9) / (os.cpu_count() or 1)
-        cpu_ocupada = (maquina_1[0] - maquina_0[0]) / max(maquina_1[1] - maquina_0[1], 1)
+        cpu_kernels = (_tempos_de_cpu(pids) - marcas["kernels"]) / max(relogio, 1e-9) / (os.cpu_count() or 1)
+        cpu_ocupada = (maquina_1[0] - marcas["maquina"][0]) / max(maquina_1[1] - marcas["maquina"][1], 1)
         carga = _carga()
         memorias = [memoria_do_processo(pid) for pid in pids]
         return Rodada(
