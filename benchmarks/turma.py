@@ -290,6 +290,7 @@ class Rodada:
     carga: str
     erros: list[str]
     colecao_s: list[float] = field(default_factory=list)
+    cpu_outros: float = 0.0  # fração dos núcleos usada por outros processos da máquina durante os sliders
 
     def resumo(self) -> dict[str, float]:
         mediana, p95 = mediana_p95(self.latencias_ms)
@@ -375,7 +376,8 @@ async def _rodada(n: int, notebook: str, celulas: list[str], colecao: list[list[
 
         async def marcar_inicio() -> None:
             await asyncio.sleep(max(0.0, inicio_epoch - time.time()))
-            marcas.update(relogio=time.perf_counter(), kernels=_tempos_de_cpu(pids), maquina=_cpu_da_maquina())
+            marcas.update(relogio=time.perf_counter(), kernels=_tempos_de_cpu(pids), maquina=_cpu_da_maquina(),
+                          eu=time.process_time())
 
         await asyncio.gather(marcar_inicio(), *(_sliders(e, inicio_epoch, duracao_s, semente=1000 + i)
                                                 for i, e in enumerate(estudantes)))
@@ -383,6 +385,9 @@ async def _rodada(n: int, notebook: str, celulas: list[str], colecao: list[list[
         maquina_1 = _cpu_da_maquina()
         cpu_kernels = (_tempos_de_cpu(pids) - marcas["kernels"]) / max(relogio, 1e-9) / (os.cpu_count() or 1)
         cpu_ocupada = (maquina_1[0] - marcas["maquina"][0]) / max(maquina_1[1] - marcas["maquina"][1], 1)
+        # o que sobra: processos que não são os kernels nem este benchmark (outras pessoas na máquina)
+        cpu_eu = (time.process_time() - marcas["eu"]) / max(relogio, 1e-9) / (os.cpu_count() or 1)
+        cpu_outros = max(0.0, cpu_ocupada - cpu_kernels - cpu_eu)
         carga = _carga()
         memorias = [memoria_do_processo(pid) for pid in pids]
         return Rodada(
@@ -391,7 +396,7 @@ async def _rodada(n: int, notebook: str, celulas: list[str], colecao: list[list[
             latencias_ms=[x for e in estudantes for x in e.medidas.get("latencias_ms", [])],
             cpu_ms=[x for e in estudantes for x in e.medidas.get("cpu_ms", [])],
             rss_mb=[m["rss"] for m in memorias if m], pss_mb=[m["pss"] for m in memorias if m],
-            cpu_ocupada=cpu_ocupada, cpu_kernels=cpu_kernels, carga=carga,
+            cpu_ocupada=cpu_ocupada, cpu_kernels=cpu_kernels, cpu_outros=cpu_outros, carga=carga,
             erros=erros_colecao + [e.erro for e in estudantes if e.erro]
             + [x for e in estudantes for x in e.medidas.get("erros", [])],
         )
@@ -563,7 +568,8 @@ def _razao(x: float, ref: float) -> str:
 
 def tabela_rodadas(rodadas: list[Rodada]) -> str:
     ref = rodadas[0].resumo() if rodadas else {}
-    cab = ("estudantes", "atualização: mediana", "p95", "p95 ÷ N=1", "CPU ocupada (kernels)",
+    custos = custos_de_referencia(rodadas)
+    cab = ("estudantes", "atualização: mediana", "p95", "p95 ÷ N=1", "p95 simulado", "CPU ocupada (kernels · outros)",
            "memória por kernel: RSS · PSS", "Run All do notebook: mediana · máx", "÷ N=1",
            "coleção inteira: mediana · máx", "÷ N=1", f"p95 ≤ {META_P95_MS:.0f} ms")
     linhas = []
@@ -572,7 +578,8 @@ def tabela_rodadas(rodadas: list[Rodada]) -> str:
         ok = not r.erros and s["p95"] <= META_P95_MS
         linhas.append((
             str(r.n), _ms(s["mediana"]), _ms(s["p95"]), _razao(s["p95"], ref.get("p95", float("nan"))),
-            f"{100 * r.cpu_ocupada:.0f}% ({100 * r.cpu_kernels:.0f}%)",
+            _ms(mediana_p95(simular_latencias(custos, r.n, os.cpu_count() or 1))[1]) if custos else "—",
+            f"{100 * r.cpu_ocupada:.0f}% ({100 * r.cpu_kernels:.0f}% · {100 * r.cpu_outros:.0f}%)",
             f"{s['rss']:.0f} · {s['pss']:.0f} MiB",
             f"{s['run_all']:.1f} · {s['run_all_max']:.1f} s",
             _razao(s["run_all"], ref.get("run_all", float("nan"))),
@@ -581,6 +588,62 @@ def tabela_rodadas(rodadas: list[Rodada]) -> str:
             ("✅" if ok else "❌") + (f" ({len(r.erros)} erros)" if r.erros else ""),
         ))
     return _tabela(cab, linhas)
+
+
+def simular_latencias(custos_ms: list[float], n: int, nucleos: int, duracao_s: float = DURACAO_S,
+                      semente: int = 0) -> list[float]:
+    """Latências (ms) de ``n`` estudantes simulados em ``nucleos`` núcleos sem mais ninguém na máquina.
+
+    Cada estudante aperta as teclas do mesmo plano do benchmark (:func:`_plano`); cada atualização custa
+    um tempo de CPU sorteado de ``custos_ms`` (o medido); o kernel de cada estudante atende uma tecla por
+    vez, na ordem; os kernels ocupados dividem os núcleos igualmente (cada um usa no máximo um núcleo).
+    Não conta o servidor JupyterLab, o proxy nem o navegador: é uma estimativa otimista.
+    """
+    rng = random.Random(semente)
+    chegadas = sorted((t, i) for i in range(n) for t, _ in _plano(1000 + i, duracao_s))
+    filas: list[list[tuple[float, float]]] = [[] for _ in range(n)]  # (chegada, trabalho restante em s)
+    latencias: list[float] = []
+    agora, proxima = 0.0, 0
+    while proxima < len(chegadas) or any(filas):
+        ocupados = [i for i in range(n) if filas[i]]
+        taxa = min(1.0, nucleos / len(ocupados)) if ocupados else 0.0
+        fim_mais_cedo = min((filas[i][0][1] / taxa for i in ocupados), default=math.inf)
+        t_chegada = chegadas[proxima][0] - agora if proxima < len(chegadas) else math.inf
+        passo = min(fim_mais_cedo, t_chegada)
+        for i in ocupados:
+            chegada, resta = filas[i][0]
+            filas[i][0] = (chegada, resta - passo * taxa)
+        agora += passo
+        for i in ocupados:
+            if filas[i][0][1] <= 1e-12:
+                latencias.append((agora - filas[i][0][0]) * 1000)
+                filas[i].pop(0)
+        if passo == t_chegada:
+            t, i = chegadas[proxima]
+            filas[i].append((t, rng.choice(custos_ms) / 1000))
+            proxima += 1
+    return latencias
+
+
+def capacidade_simulada(custos_ms: list[float], nucleos: int, duracao_s: float = DURACAO_S,
+                        limite: int = 400) -> int:
+    """O maior N cuja simulação tem p95 ≤ 100 ms (busca exponencial e depois binária)."""
+    if not custos_ms:
+        return 0
+
+    def cabe(n: int) -> bool:
+        return mediana_p95(simular_latencias(custos_ms, n, nucleos, duracao_s))[1] <= META_P95_MS
+
+    if not cabe(1):
+        return 0
+    baixo, alto = 1, 2
+    while alto <= limite and cabe(alto):
+        baixo, alto = alto, alto * 2
+    alto = min(alto, limite + 1)
+    while alto - baixo > 1:
+        meio = (baixo + alto) // 2
+        baixo, alto = (meio, alto) if cabe(meio) else (baixo, meio)
+    return baixo
 
 
 def capacidade_cpu(rodadas: list[Rodada]) -> tuple[float, bool]:
@@ -611,63 +674,97 @@ def memoria_total_gib() -> float:
 RESERVA_GIB = 2.0
 
 
-def dimensionamento(rodadas: list[Rodada], servidor_mib: float, nucleos: int | None = None,
-                    memoria_gib: float = 24.0) -> tuple[str, list[str]]:
-    """A tabela "quantos estudantes cabem" e as frases que a explicam."""
+def custos_de_referencia(rodadas: list[Rodada]) -> list[float]:
+    """O tempo de CPU (ms) de cada atualização com um estudante só (N = 1): o custo que a simulação usa."""
+    return list(rodadas[0].cpu_ms) if rodadas and rodadas[0].n == 1 else []
+
+
+@dataclass
+class Capacidade:
+    """Quantos estudantes cabem, por núcleos: o medido (só nos núcleos desta máquina) e o simulado."""
+
+    nucleos: int
+    medido: float | None  # interpolado entre os N medidos (None fora desta máquina)
+    passou_do_maior_n: bool
+    simulado: int
+    memoria: int  # pela memória, com um notebook aberto por estudante
+    memoria_3: int  # com três notebooks abertos por estudante
+    por_estudante_mib: float
+    pss_mib: float
+
+
+def capacidades(rodadas: list[Rodada], servidor_mib: float, nucleos: int | None = None, memoria_gib: float = 24.0,
+                duracao_s: float = DURACAO_S, outros_nucleos: tuple[int, ...] = (4, 8, 16)) -> list[Capacidade]:
     nucleos = nucleos or os.cpu_count() or 1
-    cpu_n, passou = capacidade_cpu(rodadas)
+    medido, passou = capacidade_cpu(rodadas)
     pss = max((r.resumo()["pss"] for r in rodadas if r.pss_mb), default=float("nan"))
     por_estudante = pss + servidor_mib  # MiB: um kernel + o servidor JupyterLab do estudante
-    por_estudante_3 = 3 * pss + servidor_mib
-    cabem_mem = math.floor((memoria_gib - RESERVA_GIB) * 1024 / por_estudante) if por_estudante > 0 else 0
-    cabem_mem_3 = math.floor((memoria_gib - RESERVA_GIB) * 1024 / por_estudante_3) if por_estudante_3 > 0 else 0
-    cab = ("núcleos", "pela CPU (p95 ≤ 100 ms)", f"pela memória ({memoria_gib:.0f} GB, 1 notebook aberto)",
-           "cabem", "de onde vem")
+    livre = (memoria_gib - RESERVA_GIB) * 1024
+    memoria = math.floor(livre / por_estudante) if por_estudante > 0 else 0
+    memoria_3 = math.floor(livre / (3 * pss + servidor_mib)) if por_estudante > 0 else 0
+    custos = custos_de_referencia(rodadas)
+    return [Capacidade(c, medido if c == nucleos else None, passou, capacidade_simulada(custos, c, duracao_s),
+                       memoria, memoria_3, por_estudante, pss)
+            for c in (nucleos, *(x for x in outros_nucleos if x > nucleos))]
+
+
+def dimensionamento(caps: list[Capacidade], memoria_gib: float = 24.0) -> tuple[str, list[str]]:
+    """A tabela "quantos estudantes cabem" e as frases que a explicam."""
+    cab = ("núcleos", "medido aqui", "simulado (só a turma)", f"pela memória ({memoria_gib:.0f} GB)", "cabem",
+           "de onde vem")
     linhas = []
-    for c in (nucleos, 4, 8, 16):
-        if c < nucleos or (c == nucleos and linhas):
-            continue
-        pela_cpu = cpu_n * c / nucleos
-        medido = c == nucleos
-        texto_cpu = (f"{'pelo menos ' if passou else 'cerca de '}{math.floor(pela_cpu)}"
-                     if medido else f"≈ {math.floor(pela_cpu)}")
-        linhas.append((str(c), texto_cpu, str(cabem_mem), str(min(math.floor(pela_cpu), cabem_mem)),
-                       "medido nesta máquina" if medido else f"extrapolado (linear nos núcleos, a partir de {nucleos})"))
-    tabela = _tabela(cab, linhas)
-    notas = [
-        f"Memória por estudante: {pss:.0f} MiB de kernel (PSS, o maior medido) + {servidor_mib:.0f} MiB do servidor "
-        f"JupyterLab dele ≈ {por_estudante:.0f} MiB; {RESERVA_GIB:.0f} GB ficam para o sistema, o hub e o proxy. "
-        f"Com três notebooks abertos por estudante (três kernels), cabem {cabem_mem_3} pela memória.",
-        f"Pela CPU: o maior número de estudantes com p95 das atualizações ≤ {META_P95_MS:.0f} ms, interpolado entre "
-        f"os N medidos. Acima de {nucleos} núcleos, a conta é proporcional aos núcleos — uma extrapolação otimista, "
-        "não uma medida.",
-    ]
-    return tabela, notas
+    for cap in caps:
+        if cap.medido is not None:
+            medido = f"{'pelo menos' if cap.passou_do_maior_n else 'cerca de'} {math.floor(cap.medido)}"
+            pela_cpu = f"{math.floor(cap.medido)} a {cap.simulado}" if cap.simulado > cap.medido else str(cap.simulado)
+            origem = "medido nesta máquina; simulado com o custo medido"
+        else:
+            medido, pela_cpu = "—", str(cap.simulado)
+            origem = f"extrapolado: simulação com o custo medido em {caps[0].nucleos} núcleos"
+        cabem = pela_cpu if cap.memoria >= cap.simulado else str(cap.memoria)
+        linhas.append((str(cap.nucleos), medido, str(cap.simulado), str(cap.memoria), cabem, origem))
+    ref = caps[0] if caps else None
+    notas = []
+    if ref:
+        notas = [
+            f"Medido aqui: o maior número de estudantes com p95 das atualizações ≤ {META_P95_MS:.0f} ms, interpolado "
+            "entre os N medidos, com a máquina como estava (se outros processos usavam a CPU, o medido sai menor).",
+            f"Simulado: os mesmos estudantes (as mesmas teclas, nos mesmos instantes), cada atualização custando o "
+            f"tempo de CPU medido com N = 1, o kernel de cada um atendendo uma tecla por vez e os kernels ocupados "
+            f"dividindo os núcleos, sem mais nada na máquina. Não conta o servidor JupyterLab de cada estudante, o "
+            f"proxy nem o navegador: é otimista. Acima de {ref.nucleos} núcleos, só há a simulação — uma "
+            "extrapolação, não uma medida.",
+            f"Pela memória: {ref.pss_mib:.0f} MiB de kernel (PSS, o maior medido) + "
+            f"{ref.por_estudante_mib - ref.pss_mib:.0f} MiB do servidor JupyterLab de cada estudante ≈ "
+            f"{ref.por_estudante_mib:.0f} MiB por estudante; {RESERVA_GIB:.0f} GB ficam para o sistema, o hub e o "
+            f"proxy. Com três notebooks abertos por estudante (três kernels), cabem {ref.memoria_3}.",
+        ]
+    return _tabela(cab, linhas), notas
 
 
-def frase_resumo(rodadas: list[Rodada], servidor_mib: float, nucleos: int | None = None,
-                 memoria_gib: float = 24.0) -> str:
-    """A resposta em uma frase, para o instrutor: quantos cabem aqui e como cresce com os núcleos."""
-    nucleos = nucleos or os.cpu_count() or 1
-    cpu_n, passou = capacidade_cpu(rodadas)
-    pss = max((r.resumo()["pss"] for r in rodadas if r.pss_mb), default=float("nan"))
-    por_estudante = pss + servidor_mib
-    cabem_mem = math.floor((memoria_gib - RESERVA_GIB) * 1024 / por_estudante) if por_estudante > 0 else 0
-    n = math.floor(cpu_n)
-    quantos = f"pelo menos {n}" if passou else f"cerca de {n}"
-    if n < 1:
-        return (f"Nesta medição, nem um estudante sozinho teve o p95 das atualizações abaixo de {META_P95_MS:.0f} ms "
-                "(a máquina estava ocupada com outras coisas?): repita a medição com a máquina mais quieta.")
-    texto = (f"Num servidor de {nucleos} núcleos e {memoria_gib:.0f} GB, {quantos} estudantes podem mexer nos painéis "
-             f"ao mesmo tempo com cada atualização pronta em menos de {META_P95_MS:.0f} ms (p95). ")
-    if cabem_mem >= n:
-        texto += (f"A memória não é o limite: cada estudante ocupa uns {por_estudante:.0f} MiB (um kernel e o seu "
-                  f"servidor JupyterLab), e caberiam {cabem_mem}. O que limita é a CPU: ")
+def frase_resumo(caps: list[Capacidade], memoria_gib: float = 24.0) -> str:
+    """A resposta em poucas frases, para o instrutor: quantos cabem aqui e como cresce com os núcleos."""
+    if not caps or caps[0].simulado < 1:
+        return (f"Nesta medição, nem um estudante sozinho teve o p95 das atualizações abaixo de {META_P95_MS:.0f} ms: "
+                "repita a medição com a máquina mais quieta.")
+    aqui, resto = caps[0], caps[1:]
+    medido = math.floor(aqui.medido or 0)
+    if medido >= aqui.simulado:
+        quantos = f"{'pelo menos ' if aqui.passou_do_maior_n else 'cerca de '}{medido} estudantes"
     else:
-        texto += (f"Aqui o limite é a memória: cada estudante ocupa uns {por_estudante:.0f} MiB, e cabem {cabem_mem}. "
-                  "Pela CPU, ")
-    texto += (f"com 4 núcleos seriam ≈ {math.floor(cpu_n * 4 / nucleos)} e com 8, ≈ {math.floor(cpu_n * 8 / nucleos)} "
-              f"— extrapolado a partir dos {nucleos} núcleos medidos, não medido.")
+        quantos = f"de {medido} (medido, com a máquina dividida com outros processos) a {aqui.simulado} (simulado, só a turma) estudantes"
+    texto = (f"Num servidor de {aqui.nucleos} núcleos e {memoria_gib:.0f} GB, {quantos} podem mexer nos painéis ao "
+             f"mesmo tempo com cada atualização pronta em menos de {META_P95_MS:.0f} ms (p95). ")
+    if aqui.memoria >= aqui.simulado:
+        texto += (f"A memória não é o limite: cada estudante ocupa uns {aqui.por_estudante_mib:.0f} MiB (um kernel e o "
+                  f"seu servidor JupyterLab), e caberiam {aqui.memoria}. O que limita é a CPU")
+    else:
+        texto += f"Aqui o limite é a memória: cada estudante ocupa uns {aqui.por_estudante_mib:.0f} MiB, e cabem {aqui.memoria}"
+    if resto:
+        texto += (": " + ", ".join(f"com {c.nucleos} núcleos, ≈ {min(c.simulado, c.memoria)}" for c in resto)
+                  + f" — extrapolado por simulação a partir dos {aqui.nucleos} núcleos medidos, não medido.")
+    else:
+        texto += "."
     return texto
 
 
@@ -700,7 +797,9 @@ NOTA_ESTUDANTE = (
     "instante diferente). A latência de uma tecla vai do instante em que ela seria apertada até a figura nova pronta "
     "no kernel (contas + redesenho + PNG), e inclui a espera quando o kernel ainda estava ocupado com a tecla "
     "anterior; o caminho até o navegador (proxy, websocket, desenhar o PNG) soma alguns milissegundos a mais. "
-    "\"CPU ocupada\" é a da máquina inteira durante os sliders (entre parênteses, só a dos kernels); "
+    "\"CPU ocupada\" é a da máquina inteira durante os sliders; entre parênteses, a dos kernels e a de outros "
+    "processos da máquina (nem os kernels nem o benchmark: outras pessoas usando o servidor, que deixam as "
+    "latências piores do que seriam só com a turma); "
     "PSS é a memória de cada kernel contando as páginas compartilhadas (bibliotecas) divididas entre todos."
 )
 
@@ -709,7 +808,8 @@ def relatorio(rodadas: list[Rodada], servidor: dict[str, float], passos: list, n
               maquina: str, carga_inicio: str, duracao_s: float) -> str:
     servidor_mib = servidor.get("pss", float("nan"))
     servidor_mib = 0.0 if math.isnan(servidor_mib) else servidor_mib
-    partes = [f"**{frase_resumo(rodadas, servidor_mib)}**", "", maquina, "", f"carga média {carga_inicio} (1 min / 5 min) no início · {_carga()} no fim · "
+    caps = capacidades(rodadas, servidor_mib)
+    partes = [f"**{frase_resumo(caps)}**", "", maquina, "", f"carga média {carga_inicio} (1 min / 5 min) no início · {_carga()} no fim · "
                           f"medição completa em {duracao_s / 60:.1f} min · notebook: `{notebook}`", ""]
     partes += [tabela_rodadas(rodadas), ""]
     for r in rodadas:
@@ -717,7 +817,7 @@ def relatorio(rodadas: list[Rodada], servidor: dict[str, float], passos: list, n
             partes.append(f"- N={r.n}: {len(r.erros)} erros; o primeiro: {r.erros[0]}")
     partes += [f"- {NOTA_FASES}", f"- {NOTA_ESTUDANTE}", "- Carga média (1 min / 5 min) no fim de cada rodada: "
                + "; ".join(f"N={r.n}: {r.carga}" for r in rodadas), ""]
-    tabela, notas = dimensionamento(rodadas, servidor_mib)
+    tabela, notas = dimensionamento(caps)
     partes += ["**Quantos estudantes cabem** (atualizações com p95 ≤ 100 ms e memória de 24 GB):", "", tabela, ""]
     partes += [f"- {n}" for n in notas]
     if servidor:

@@ -66,25 +66,40 @@ def test_sessao_mede_cada_tecla_no_painel():
 
 def _rodada(n, p95, pss=100.0):
     return turma.Rodada(n=n, subir_s=1.0, run_all_s=[1.0 * n], latencias_ms=[p95 / 2] * 19 + [p95] * 2,
-                        cpu_ms=[1.0], rss_mb=[pss + 10], pss_mb=[pss], cpu_ocupada=0.5, cpu_kernels=0.4,
+                        cpu_ms=[30.0], rss_mb=[pss + 10], pss_mb=[pss], cpu_ocupada=0.5, cpu_kernels=0.4,
                         carga="1.0 / 1.0", erros=[])
+
+
+def test_simulacao_de_uma_fila_por_kernel_dividindo_os_nucleos():
+    # um estudante sozinho: cada tecla custa 50 ms e chega 150 ms depois da anterior, sem fila
+    assert turma.mediana_p95(turma.simular_latencias([50.0], 1, 2, duracao_s=10)) == pytest.approx((50.0, 50.0))
+    # dois núcleos, dois estudantes: cada um tem um núcleo
+    assert max(turma.simular_latencias([50.0], 2, 2, duracao_s=10)) == pytest.approx(50.0)
+    # um núcleo para quatro estudantes apertando ao mesmo tempo: as atualizações esperam
+    assert max(turma.simular_latencias([50.0], 4, 1, duracao_s=10)) > 50.0
+    # mais núcleos, mais estudantes
+    c2, c4 = turma.capacidade_simulada([50.0], 2, 10), turma.capacidade_simulada([50.0], 4, 10)
+    assert 1 <= c2 < c4
+    assert turma.capacidade_simulada([500.0], 2, 10) == 0
 
 
 def test_dimensionamento_interpola_e_marca_a_extrapolacao():
     rodadas = [_rodada(1, 40), _rodada(5, 60), _rodada(10, 140), _rodada(20, 400)]
     n, passou = turma.capacidade_cpu(rodadas)
     assert n == pytest.approx(7.5) and not passou
-    tabela, notas = turma.dimensionamento(rodadas, servidor_mib=80.0, nucleos=2, memoria_gib=24.0)
+    caps = turma.capacidades(rodadas, servidor_mib=80.0, nucleos=2, memoria_gib=24.0, duracao_s=10)
+    assert [c.nucleos for c in caps] == [2, 4, 8, 16]
+    assert caps[0].medido == pytest.approx(7.5) and all(c.medido is None for c in caps[1:])
+    assert caps[0].memoria == (24 - turma.RESERVA_GIB) * 1024 // 180
+    tabela, notas = turma.dimensionamento(caps)
     linhas = tabela.splitlines()
     assert "cerca de 7" in linhas[2] and "medido nesta máquina" in linhas[2]
-    assert "≈ 15" in linhas[3] and "extrapolado" in linhas[3]
-    cabem_mem = (24 - turma.RESERVA_GIB) * 1024 // 180
-    assert f"| {cabem_mem:.0f} " in linhas[2]
+    assert all("extrapolado" in linha for linha in linhas[3:])
     assert any("extrapolação" in nota for nota in notas)
-    frase = turma.frase_resumo(rodadas, servidor_mib=80.0, nucleos=2)
-    assert "cerca de 7 estudantes" in frase and "A memória não é o limite" in frase
-    assert "com 4 núcleos seriam ≈ 15" in frase and "extrapolado" in frase
-    assert "repita a medição" in turma.frase_resumo([_rodada(1, 300)], 80.0, nucleos=2)
+    frase = turma.frase_resumo(caps)
+    assert "Num servidor de 2 núcleos e 24 GB" in frase and "A memória não é o limite" in frase
+    assert "com 4 núcleos, ≈" in frase and "extrapolado por simulação" in frase
+    assert "repita a medição" in turma.frase_resumo([])
     # todos cumprem: "pelo menos" o maior N medido
     assert turma.capacidade_cpu([_rodada(1, 10), _rodada(40, 90)]) == (40.0, True)
     texto = turma.tabela_rodadas(rodadas)
