@@ -6,7 +6,7 @@ Uso (da raiz do repositório)::
     python -m benchmarks --readme     # idem, e grava a tabela na seção "Desempenho" do README
     python -m benchmarks --rapido     # tamanhos pequenos: confere que tudo roda (os números não valem)
     python -m benchmarks --so 1,3     # só algumas medições (1 sliders, 2 notebooks, 3 vazão, 4 blocos)
-    python -m benchmarks --turma      # N estudantes ao mesmo tempo (N = 1, 5, 10, 20, 40; uns 15 minutos)
+    python -m benchmarks --turma      # N estudantes ao mesmo tempo (N = 1, 5, 10, 20, 40; uns 20 minutos)
     python -m benchmarks --turma --rapido   # N = 1 e 2, para conferir que roda
     python -m benchmarks --turma --readme   # idem a --turma, e grava o trecho da turma no README
 

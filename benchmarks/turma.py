@@ -352,7 +352,7 @@ async def _rodada(n: int, notebook: str, celulas: list[str], colecao: list[list[
     colecao_s: list[float] = []
     erros_colecao: list[str] = []
     if colecao:
-        aviso(f"  N={n}: a coleção inteira ({len(colecao)} notebooks) em {n} estudantes ao mesmo tempo …")
+        aviso(f"  N={n}: a coleção inteira ({len(colecao)} notebooks), com os {n} ao mesmo tempo …")
         for t, erro in await asyncio.gather(*(_colecao(env, colecao) for _ in range(n))):
             if erro:
                 erros_colecao.append(erro)
@@ -838,7 +838,7 @@ def secao_readme(texto: str, hoje=None) -> str:
 
     hoje = hoje or date.today()
     return (f"Medido em {hoje.isoformat()} com `python -m benchmarks --turma --readme`, que reescreve este trecho "
-            "(só medir: `python -m benchmarks --turma`, uns 15 minutos; da raiz do repositório, com o ambiente de "
+            "(só medir: `python -m benchmarks --turma`, uns 20 minutos; da raiz do repositório, com o ambiente de "
             "`requirements-dev.txt`). Cada estudante é um kernel de verdade rodando o notebook e mexendo nos "
             "sliders; a máquina é barulhenta, então compare as razões sobre N = 1, medidas na mesma execução.\n\n"
             + texto)

@@ -75,6 +75,8 @@ def test_configuracao_do_hub_carrega_e_liga_o_portugues():
     assert Path(c.Spawner.cmd[2]).name == "jupyterhub-singleuser"
     assert c.Spawner.mem_limit == "2G"
     assert c.Spawner.default_url == "/lab"
+    assert c.JupyterHub.authenticator_class == "pam" and c.LocalAuthenticator.allowed_groups == {"turma"}
+    assert c.JupyterHub.spawner_class == "localprocess"
     pasta = Path(c.Spawner.environment["JUPYTER_CONFIG_PATH"])
     padroes = json.loads((pasta / "labconfig" / "default_setting_overrides.json").read_text(encoding="utf-8"))
     assert padroes["@jupyterlab/translation-extension:plugin"] == {"locale": "pt_BR"}
