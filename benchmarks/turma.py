@@ -227,10 +227,21 @@ class Estudante:
     medidas: dict[str, Any] = field(default_factory=dict)
 
 
+#: pasta dos sockets dos kernels (transporte IPC: com dezenas de kernels subindo juntos, portas TCP
+#: sorteadas podem colidir — entre si ou com processos de outras pessoas na máquina)
+_SOCKETS = tempfile.mkdtemp(prefix="turma-")
+
+
 async def _subir(env: dict[str, str]) -> Estudante:
+    import uuid
+
     from jupyter_client.manager import AsyncKernelManager
 
-    km = AsyncKernelManager(kernel_name="python3")
+    if os.name == "posix":
+        km = AsyncKernelManager(kernel_name="python3", transport="ipc",
+                                ip=os.path.join(_SOCKETS, uuid.uuid4().hex[:12]))
+    else:
+        km = AsyncKernelManager(kernel_name="python3")
     # o stderr do processo do kernel (avisos do próprio Jupyter) não entra no relatório
     await km.start_kernel(cwd=str(PASTA), env=env, stderr=subprocess.DEVNULL)
     kc = km.client()
@@ -336,7 +347,10 @@ async def _colecao(env: dict[str, str], colecao: list[list[str]]) -> tuple[float
     ao abrir cada notebook no JupyterLab e rodar tudo). Devolve (segundos, erro ou "")."""
     inicio = time.perf_counter()
     for celulas in colecao:
-        e = await _subir(env)
+        try:
+            e = await _subir(env)
+        except Exception as exc:  # um kernel que não sobe vira um erro relatado; a medição segue
+            return time.perf_counter() - inicio, f"coleção: o kernel não subiu: {type(exc).__name__}: {exc}"[:300]
         try:
             await _run_all(e, celulas)
         finally:
@@ -359,8 +373,11 @@ async def _rodada(n: int, notebook: str, celulas: list[str], colecao: list[list[
             else:
                 colecao_s.append(t)
     inicio = time.perf_counter()
-    estudantes = list(await asyncio.gather(*(_subir(env) for _ in range(n))))
+    subidos = await asyncio.gather(*(_subir(env) for _ in range(n)), return_exceptions=True)
     subir_s = time.perf_counter() - inicio
+    estudantes = [e for e in subidos if isinstance(e, Estudante)]
+    erros_colecao += [f"o kernel não subiu: {type(e).__name__}: {e}"[:300] for e in subidos
+                      if not isinstance(e, Estudante)]
     try:
         aviso(f"  N={n}: {n} kernels em {subir_s:.1f} s; Run All de {notebook} em todos …")
         await asyncio.gather(*(_run_all(e, celulas) for e in estudantes))
@@ -472,15 +489,32 @@ def memoria_do_servidor(limite_s: float = 120.0) -> dict[str, float]:
                 processo.kill()
 
 
-#: os passos da medição de memória de um kernel: (descrição, código executado no kernel)
+#: os passos da medição de memória de um kernel: as bibliotecas, na ordem em que pesam
 PASSOS_DE_MEMORIA: list[tuple[str, str]] = [
     ("kernel ocioso (Python, IPython, ipykernel)", "pass"),
     ("+ import numpy", "import numpy"),
-    ("+ from helpers import attention, checks (só numpy)", "from helpers import attention, checks"),
-    ("+ from helpers import plots (matplotlib, sem pyplot)", "from helpers import plots"),
-    ("+ from helpers import widgets (ipywidgets)", "from helpers import widgets"),
-    ("+ import matplotlib.pyplot (os notebooks importam)", "import matplotlib.pyplot"),
+    ("+ matplotlib sem pyplot (Figure e o backend Agg)", "import matplotlib.figure, matplotlib.backends.backend_agg"),
+    ("+ import ipywidgets", "import ipywidgets"),
+    ("+ import matplotlib.pyplot (backend inline)", "import matplotlib.pyplot"),
 ]
+
+
+def modulos_de_helpers() -> list[str]:
+    """Os módulos do pacote ``helpers`` (pelos arquivos, sem importar nada), em ordem alfabética."""
+    pasta = RAIZ / "helpers"
+    nomes = []
+    for arquivo in sorted(pasta.rglob("*.py")):
+        partes = arquivo.relative_to(RAIZ).with_suffix("").parts
+        if partes[-1] == "__init__":
+            partes = partes[:-1]
+        nomes.append(".".join(partes))
+    return sorted(set(nomes))
+
+
+def passos_de_memoria() -> list[tuple[str, str]]:
+    """As bibliotecas e, depois delas, cada módulo de ``helpers`` (o que cada um custa a mais)."""
+    return PASSOS_DE_MEMORIA + [(f"+ import {m}", f"import {m}") for m in modulos_de_helpers() if m != "helpers"]
+
 
 #: no kernel: o buffer do Agg (bytes) e o PNG guardado de cada painel
 _CODIGO_FIGURAS = """
@@ -509,8 +543,11 @@ def memoria_de_um_kernel(notebook: str = NOTEBOOK) -> list[tuple[str, dict[str, 
         try:
             pid = int((await _executar(e.kc, "import os; print(os.getpid())")).strip())
             passos = []
-            for descricao, codigo in PASSOS_DE_MEMORIA:
-                await _executar(e.kc, codigo)
+            for descricao, codigo in passos_de_memoria():
+                try:
+                    await _executar(e.kc, codigo)
+                except ErroNoKernel as exc:  # um módulo que não importa sozinho: relata e segue
+                    descricao += f" (erro: {exc})"[:120]
                 passos.append((descricao, memoria_do_processo(pid)))
             for codigo in celulas_de_codigo(PASTA / notebook):
                 await _executar(e.kc, codigo)
@@ -768,15 +805,37 @@ def frase_resumo(caps: list[Capacidade], memoria_gib: float = 24.0) -> str:
     return texto
 
 
-def tabela_memoria(passos: list[tuple[str, dict[str, float]]]) -> str:
-    linhas = []
-    anterior = None
+def tabela_memoria(passos: list[tuple[str, dict[str, float]]], pequeno_mib: float = 0.5) -> str:
+    """A tabela dos passos; módulos de ``helpers`` seguidos que custam menos de ``pequeno_mib`` viram uma linha."""
+    linhas: list[tuple[str, str, str, str]] = []
+    anterior: float | None = None
+    grupo: list[str] = []
+    grupo_de: float | None = None
+    ultimo: dict[str, float] = {}
+
+    def fechar_grupo() -> None:
+        nonlocal grupo, grupo_de
+        if grupo:
+            rotulo = grupo[0] if len(grupo) == 1 else f"+ mais {len(grupo)} módulos de helpers (cada um < {pequeno_mib:g} MiB)"
+            linhas.append((rotulo, f"{ultimo['rss']:.0f} MiB", f"{ultimo['uss']:.0f} MiB",
+                           f"{ultimo['uss'] - grupo_de:+.1f} MiB"))
+        grupo, grupo_de = [], None
+
     for descricao, m in passos:
-        if descricao == "figuras":
+        if descricao == "figuras" or not m:
             continue
-        extra = "—" if anterior is None else f"{m['uss'] - anterior:+.1f} MiB"
-        linhas.append((descricao, f"{m['rss']:.0f} MiB", f"{m['uss']:.0f} MiB", extra))
+        extra = None if anterior is None else m["uss"] - anterior
+        if descricao.startswith("+ import helpers") and extra is not None and extra < pequeno_mib:
+            if not grupo:
+                grupo_de = anterior
+            grupo.append(descricao)
+            ultimo = m
+        else:
+            fechar_grupo()
+            linhas.append((descricao, f"{m['rss']:.0f} MiB", f"{m['uss']:.0f} MiB",
+                           "—" if extra is None else f"{extra:+.1f} MiB"))
         anterior = m["uss"]
+    fechar_grupo()
     return _tabela(("passo", "RSS", "USS (só do kernel)", "USS a mais"), linhas)
 
 
