@@ -366,7 +366,7 @@ async def _rodada(n: int, notebook: str, celulas: list[str], colecao: list[list[
     colecao_s: list[float] = []
     erros_colecao: list[str] = []
     if colecao:
-        aviso(f"  N={n}: a coleção inteira ({len(colecao)} notebooks), com os {n} ao mesmo tempo …")
+        aviso(f"  N={n}: a coleção inteira ({len(colecao)} notebooks) em {n} kernel(s) ao mesmo tempo …")
         for t, erro in await asyncio.gather(*(_colecao(env, colecao) for _ in range(n))):
             if erro:
                 erros_colecao.append(erro)

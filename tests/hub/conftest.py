@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from _hub import NOME_DO_REPOSITORIO, Origem, criar_origem, falta_para_o_hub, jupyterhub
 from _pagina import CAPTURAS
-from _servidores import ARGS_CHROMIUM, caminho_chromium, sem_navegador
+from _servidores import ARGS_CHROMIUM, caminho_chromium, playwright_da_sessao, sem_navegador
 
 
 @pytest.fixture(scope="session")
@@ -28,14 +28,13 @@ def navegador_do_hub():
     motivo = falta_para_o_hub()
     if motivo:
         sem_navegador(motivo)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=caminho_chromium(), headless=True, args=ARGS_CHROMIUM)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    # o mesmo Playwright dos testes de navegador (tests/browser): dois ao mesmo tempo não funcionam
+    browser = playwright_da_sessao().chromium.launch(executable_path=caminho_chromium(), headless=True,
+                                                     args=ARGS_CHROMIUM)
+    try:
+        yield browser
+    finally:
+        browser.close()
 
 
 @pytest.fixture(scope="session")
