@@ -95,7 +95,16 @@ class Estudante:
                 break
             except AssertionError:
                 continue
-        self.pagina.wait_for_function(JS_TERMINOU, timeout=limite_s * 1000, polling=250)
+        try:
+            self.pagina.wait_for_function(JS_TERMINOU, timeout=limite_s * 1000, polling=250)
+        except PlaywrightError as erro:
+            captura = self.capturar("FALHA_run_all")
+            estado = self.pagina.evaluate(
+                "() => Array.from(document.querySelectorAll('.jp-Notebook-ExecutionIndicator'))"
+                ".map((i) => i.getAttribute('data-status'))"
+            )
+            raise AssertionError(f"{self.nome}: o Run All não terminou em {limite_s:.0f} s (prompts {self._prompts()}, "
+                                 f"kernel {estado}, aba {self.pagina.url}); captura em {captura}") from erro
 
     def _prompts(self) -> list[str]:
         return self.pagina.evaluate(
