@@ -6,6 +6,9 @@ Uso (da raiz do repositório)::
     python -m benchmarks --readme     # idem, e grava a tabela na seção "Desempenho" do README
     python -m benchmarks --rapido     # tamanhos pequenos: confere que tudo roda (os números não valem)
     python -m benchmarks --so 1,3     # só algumas medições (1 sliders, 2 notebooks, 3 vazão, 4 blocos)
+    python -m benchmarks --turma      # N estudantes ao mesmo tempo (N = 1, 5, 10, 20, 40; uns 20 minutos)
+    python -m benchmarks --turma --rapido   # N = 1 e 2, para conferir que roda
+    python -m benchmarks --turma --readme   # idem a --turma, e grava o trecho da turma no README
 
 O progresso vai para o stderr; a tabela, para o stdout.
 """
@@ -93,14 +96,14 @@ def secao_readme(texto: str, hoje: date | None = None) -> str:
     )
 
 
-def gravar_readme(conteudo: str, caminho: Path = README) -> None:
-    """Troca só o que está entre ``<!-- desempenho:inicio -->`` e ``<!-- desempenho:fim -->``."""
+def gravar_readme(conteudo: str, caminho: Path = README, inicio: str = INICIO, fim: str = FIM) -> None:
+    """Troca só o que está entre ``<!-- desempenho:inicio -->`` e ``<!-- desempenho:fim -->`` (ou ``inicio``/``fim``)."""
     texto = caminho.read_text(encoding="utf-8")
-    if texto.count(INICIO) != 1 or texto.count(FIM) != 1:
-        raise SystemExit(f"{caminho.name} precisa ter os marcadores {INICIO} e {FIM}, uma vez cada")
-    antes, resto = texto.split(INICIO, 1)
-    _, depois = resto.split(FIM, 1)
-    caminho.write_text(f"{antes}{INICIO}\n{conteudo.strip()}\n{FIM}{depois}", encoding="utf-8")
+    if texto.count(inicio) != 1 or texto.count(fim) != 1:
+        raise SystemExit(f"{caminho.name} precisa ter os marcadores {inicio} e {fim}, uma vez cada")
+    antes, resto = texto.split(inicio, 1)
+    _, depois = resto.split(fim, 1)
+    caminho.write_text(f"{antes}{inicio}\n{conteudo.strip()}\n{fim}{depois}", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,7 +112,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readme", action="store_true", help="grava a tabela na seção Desempenho do README.md")
     parser.add_argument("--rapido", action="store_true", help="tamanhos pequenos, só para conferir que tudo roda")
     parser.add_argument("--so", default="1,2,3,4", help="quais medições, separadas por vírgula (padrão: 1,2,3,4)")
+    parser.add_argument("--turma", action="store_true",
+                        help="N estudantes ao mesmo tempo (kernels de verdade); com --readme, grava o trecho da turma")
     args = parser.parse_args(argv)
+    if args.turma:
+        from . import turma
+
+        if args.readme and args.rapido:
+            parser.error("--turma --readme só grava uma medição completa (sem --rapido)")
+        print(turma.executar(rapido=args.rapido, readme=args.readme, aviso=_aviso), end="")
+        return 0
     secoes = {s.strip() for s in args.so.split(",") if s.strip()}
     if not secoes <= {"1", "2", "3", "4"}:
         parser.error(f"--so aceita 1, 2, 3 e 4; recebi {args.so!r}")

@@ -1,6 +1,6 @@
 """Lint: ``ruff check`` limpo no código da coleção (a configuração está em pyproject.toml).
 
-Roda sobre ``helpers/``, ``tests/``, ``benchmarks/``, ``tools/`` e os notebooks (``*.ipynb`` entra
+Roda sobre ``helpers/``, ``tests/``, ``benchmarks/``, ``tools/``, ``turma/`` e os notebooks (``*.ipynb`` entra
 pelo ``extend-include``). Para ver e corrigir: ``python -m ruff check helpers tests benchmarks tools
 notebooks`` (muitos achados se corrigem com ``--fix``).
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 RAIZ = Path(__file__).resolve().parent.parent
-PASTAS = ["helpers", "tests", "benchmarks", "tools", "notebooks"]
+PASTAS = ["helpers", "tests", "benchmarks", "tools", "turma", "notebooks"]
 
 
 def test_ruff_sem_achados():

@@ -8,6 +8,7 @@ processos próprio que é sempre encerrado (SIGTERM, depois SIGKILL), mesmo quan
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -57,6 +58,32 @@ def caminho_chromium() -> str | None:
         if c and Path(c).is_file() and os.access(c, os.X_OK):
             return c
     return None
+
+
+_PLAYWRIGHT = None
+
+
+def playwright_da_sessao():
+    """A instância do Playwright (API síncrona) deste processo, criada na primeira chamada.
+
+    Os testes de navegador e os do hub (``tests/hub``) usam a mesma: duas instâncias da API síncrona
+    ao mesmo tempo, na mesma thread, não funcionam. É encerrada quando o processo termina.
+    """
+    global _PLAYWRIGHT
+    if _PLAYWRIGHT is None:
+        from playwright.sync_api import sync_playwright
+
+        _PLAYWRIGHT = sync_playwright().start()
+        atexit.register(_parar_playwright)
+    return _PLAYWRIGHT
+
+
+def _parar_playwright() -> None:
+    global _PLAYWRIGHT
+    if _PLAYWRIGHT is not None:
+        with contextlib.suppress(Exception):
+            _PLAYWRIGHT.stop()
+        _PLAYWRIGHT = None
 
 
 def sem_navegador(motivo: str) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from _pagina import CAPTURAS
-from _servidores import ARGS_CHROMIUM, caminho_chromium, jupyterlab, sem_navegador
+from _servidores import ARGS_CHROMIUM, caminho_chromium, jupyterlab, playwright_da_sessao, sem_navegador
 
 
 @pytest.fixture(scope="session")
@@ -31,16 +31,15 @@ def navegador():
         sem_navegador("testes de navegador: Chromium não encontrado — instale com `sudo apt-get install chromium` "
                        "(ou aponte CHROMIUM=/caminho/do/chromium); não é preciso `playwright install`")
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         sem_navegador("testes de navegador: falta o pacote Python playwright — instale com "
                        "`pip install -r requirements-dev.txt` (o navegador é o Chromium do sistema)")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, headless=True, args=ARGS_CHROMIUM)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    browser = playwright_da_sessao().chromium.launch(executable_path=chromium, headless=True, args=ARGS_CHROMIUM)
+    try:
+        yield browser
+    finally:
+        browser.close()
 
 
 @pytest.fixture(scope="session")
