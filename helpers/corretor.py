@@ -401,7 +401,8 @@ class Previsao:
 
     ``certo`` é a resposta (ou uma função sem argumentos que a calcula); ``erros`` são as previsões
     erradas típicas, cada uma com o equívoco que ela revela (um :class:`Erro` cujo ``resposta()`` não
-    recebe argumentos); ``revelar`` é o texto que explica a resposta, mostrado sempre.
+    recebe argumentos); ``revelar`` é o texto que explica a resposta, mostrado com qualquer previsão — mas
+    não sem previsão (``None``): quem lê o notebook sem rodar não deve ver a resposta antes de prever.
     """
 
     nome: str
@@ -419,9 +420,9 @@ def corrigir_previsao(prev: Previsao, previsao: Any) -> Veredito:
     try:
         certo = prev.formato.normalizar(prev.certo() if callable(prev.certo) else prev.certo)
         resposta = f"\nA resposta: {prev.formato.mostrar(certo)}. {prev.revelar}"
-        if previsao is None:
-            return Veredito(False, f"{PENDENTE} Você ainda não escreveu a sua previsão — vale mais escrever antes "
-                                   f"de ver.{resposta}", "pendente")
+        if previsao is None:  # sem revelar: quem lê o notebook sem rodar não vê a resposta antes de prever
+            return Veredito(False, f"{PENDENTE} Escreva a sua previsão na célula acima e rode esta célula de novo: a "
+                                   "resposta aparece aqui, depois que você se comprometer com um número.", "pendente")
         try:
             valor = prev.formato.normalizar(previsao)
         except RespostaInvalida as r:

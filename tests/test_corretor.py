@@ -157,7 +157,7 @@ def test_prediction_reveals_and_names_the_misconception():
         assert corrigir_previsao(prev, certo).ok, certo
     v = corrigir_previsao(prev, 0.33)
     assert not v.ok and v.erro == "média simples" and "A resposta: 0.456" in v.mensagem
-    assert corrigir_previsao(prev, None).erro == "pendente" and "A resposta" in corrigir_previsao(prev, None).mensagem
+    assert corrigir_previsao(prev, None).erro == "pendente" and "A resposta" not in corrigir_previsao(prev, None).mensagem
     assert corrigir_previsao(prev, "muito").erro == "tipo"
     assert corrigir_previsao(Previsao("vencedora", "k₂", "k₂ é a mais alinhada.", Texto()), " K2 ").ok
 
