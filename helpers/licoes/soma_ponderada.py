@@ -217,13 +217,15 @@ class FiguraSomaPonderada:
         self.titulo_values.set_text(f"saída = ({saida[0]:.2f}, {saida[1]:.2f})")
 
 def figura_caminho_da_saida(K: ArrayLike, V: ArrayLike, comprimentos: Sequence[float] = (1.0, 3.0),
-                            limites: tuple[float, float] = (-1.5, 11.5), ax: Axes | None = None) -> Figure:
+                            limites: tuple[float, float] = (-1.5, 11.5), ax: Axes | None = None,
+                            mostrar_keys: bool = True) -> Figure:
     """Gira uma query de comprimento fixo por todas as direções e desenha por onde a saída passa.
 
     Uma curva por comprimento de ``q``; os values e o triângulo deles ao fundo. A conta vem de
     :func:`helpers.attention.scaled_dot_product_attention` (todas as direções de uma vez).
-    Com ``ax`` (por exemplo, de ``plt.subplots``) desenha nele; senão cria uma ``Figure`` própria.
-    Devolve a ``Figure``.
+    Com ``mostrar_keys``, um quadro menor, à direita, desenha as keys que decidem os pesos (e o
+    círculo das direções de ``q``). Com ``ax`` (por exemplo, de ``plt.subplots``) desenha nele; senão
+    cria uma ``Figure`` própria. Devolve a ``Figure``.
     """
     from matplotlib.patches import Polygon
     from matplotlib.ticker import MultipleLocator
@@ -259,7 +261,26 @@ def figura_caminho_da_saida(K: ArrayLike, V: ArrayLike, comprimentos: Sequence[f
     ax.plot(*media, "o", color=CORES["neutro"], ms=8, label="média simples\ndos values")
     ax.set_title("q gira 360°: por onde passa a saída")
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+    if mostrar_keys:
+        _quadro_das_keys(ax.inset_axes((1.06, 0.0, 0.4, 0.4)), K)
     return ax.figure
+
+def _quadro_das_keys(ax: Axes, K: np.ndarray) -> None:
+    """As keys como setas a partir da origem e, pontilhado, o círculo das direções de q."""
+    alcance = 1.35 * max(1.0, float(np.abs(K).max()))
+    ax.set_xlim(-alcance, alcance)
+    ax.set_ylim(-alcance, alcance)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    angulos = np.linspace(0, 2 * np.pi, 181)
+    ax.plot(np.cos(angulos), np.sin(angulos), color=CORES["q"], ls=":", lw=1.5)
+    for i, k in enumerate(K):
+        ax.annotate("", xy=tuple(k), xytext=(0, 0),
+                    arrowprops=dict(arrowstyle="-|>", color=CORES["k"], lw=2.0, mutation_scale=14))
+        rotulo = ax.text(0, 0, f"k{subscrito(i + 1)}", color=CORES["k"], fontweight="bold")
+        _rotular_ponta(rotulo, k, 0.08 * alcance)
+    ax.set_title("as keys (e as direções de q)", fontsize=mpl.rcParams["font.size"] - 1)
 
 # ---------------------------------------------------------------------------------------------
 # Painéis
@@ -486,28 +507,28 @@ PREVISAO_V3 = Previsao(
     nome="trocar v₃ por (5, −5)",
     certo=lambda: round(PESOS_EXEMPLO[1] * 10.0 + PESOS_EXEMPLO[2] * -5.0, 2),
     revelar="Os pesos **não mudam**: eles dependem só de q e das keys, e v₃ não é uma key. Só a parcela de v₃ muda, "
-            "de 0.320·(5, 5) = (1.60, 1.60) para 0.320·(5, −5) = (1.60, −1.60); a segunda coordenada da saída vai de "
-            "2.25 + 1.60 = 3.85 para 2.25 − 1.60 = 0.65. A saída inteira: (6.15, 0.65) (com os pesos exatos, "
+            "de 0,320·(5, 5) = (1.60, 1.60) para 0,320·(5, −5) = (1.60, −1.60); a segunda coordenada da saída vai de "
+            "2,25 + 1,60 = 3,85 para 2,25 − 1,60 = 0,65. A saída inteira: (6.15, 0.65) (com os pesos exatos, "
             "(6.1546, 0.6467)).",
     formato=NumeroAproximado(2),
     erros=[
         Erro("a saída não muda",
-             "3.85 é a saída de antes. Os **pesos** não mudam (dependem só de q e das keys), mas a saída é a soma "
+             "3,85 é a saída de antes. Os **pesos** não mudam (dependem só de q e das keys), mas a saída é a soma "
              "ponderada dos **values**: mudar um value muda a saída, na proporção do peso dele.",
              resposta=lambda: 3.85),
         Erro("jogou fora a parcela de v₃",
-             "2.25 é só a parcela de v₂. v₃ continua com peso 0.320, e a parcela dele na segunda coordenada agora é "
-             "0.320·(−5) = −1.60: some as duas.",
+             "2,25 é só a parcela de v₂. v₃ continua com peso 0,320, e a parcela dele na segunda coordenada agora é "
+             "0,320·(−5) = −1,60: some as duas.",
              resposta=lambda: 2.25),
         Erro("só a parcela de v₃",
-             "−1.60 é só a parcela de v₃. A saída soma as três parcelas: 0.455·0 + 0.225·10 + 0.320·(−5).",
+             "−1,60 é só a parcela de v₃. A saída soma as três parcelas: 0,455·0 + 0,225·10 + 0,320·(−5).",
              resposta=lambda: -1.60),
         Erro("trocou o sinal da saída inteira",
              "Só a segunda coordenada de v₃ trocou de sinal; as parcelas de v₁ e v₂ continuam as mesmas. A segunda "
-             "coordenada da saída é 2.25 − 1.60, não −3.85.",
+             "coordenada da saída é 2,25 − 1,60, não −3,85.",
              resposta=lambda: -3.85),
         Erro("respondeu a primeira coordenada",
-             "6.15 é a **primeira** coordenada (que não muda: a primeira coordenada de v₃ continua 5). A pergunta é "
+             "6,15 é a **primeira** coordenada (que não muda: a primeira coordenada de v₃ continua 5). A pergunta é "
              "a segunda.",
              resposta=lambda: 6.15),
     ],
