@@ -86,9 +86,12 @@ class FiguraBanco:
     """O exemplo "banco" do notebook 06: duas frases, as mesmas matrizes ``W_q``, ``W_k``, ``W_v``.
 
     1. ``ax_frase1`` e ``ax_frase2``: os mapas de calor dos pesos de atenção de cada frase (linha =
-       quem olha, coluna = para quem), com a linha de "banco" contornada e os pesos dela escritos;
+       quem olha, coluna = para quem), todos os pesos escritos, a linha de "banco" contornada e com
+       números maiores, e uma barra de cores à direita do segundo mapa;
     2. ``ax_sentidos``: o plano dos dois sentidos (coordenadas "finanças" e "lugar" (assento) dos
-       values) com a saída de "banco" em cada frase e, tracejado, o value de "banco" sozinho.
+       values) com a saída de "banco" em cada frase e, tracejado, o value de "banco" sozinho. É a
+       projeção nas duas primeiras coordenadas: a terceira (gramática) não aparece, e o ângulo no
+       plano não é o do cosseno calculado com as três.
 
     As cores dos mapas vão de 0 a 1 em escala de raiz quadrada (``PowerNorm(0.5)``), para que pesos
     pequenos como 0.07 e 0.4 não fiquem os dois quase pretos; os números estão escritos.
@@ -122,7 +125,15 @@ class FiguraBanco:
             ax.grid(False)
             ax.add_patch(Rectangle((-0.5, i - 0.5), n, 1, fill=False, edgecolor=cor, lw=3, clip_on=False))
             ax.set_title(f"frase {n_frase}: pesos", y=1.02)
-            self.textos.append([ax.text(j, i, "", ha="center", va="center", fontsize=fonte) for j in range(n)])
+            self.textos.append([[ax.text(j, linha, "", ha="center", va="center",
+                                         fontsize=fonte if linha == i else fonte - 2)
+                                 for j in range(n)] for linha in range(n)])
+        # a barra de cores, colada à direita do segundo mapa (as duas frases usam a mesma escala)
+        fig = ax_frase2.figure
+        caixa = ax_frase2.get_position()
+        barra = fig.add_axes((caixa.x1 + 0.012, caixa.y0, 0.012, caixa.height))
+        fig.colorbar(self.imagens[1], cax=barra, ticks=[0, 0.1, 0.25, 0.5, 1])
+        barra.set_yticklabels(["0", "0.1", "0.25", "0.5", "1"])
 
         ax = ax_sentidos
         ax.set_xlim(-0.05, 1.05)
@@ -146,14 +157,17 @@ class FiguraBanco:
             texto = ax.text(0, 0, f"frase {n_frase}", color=cor, fontsize=fonte, fontweight="bold")
             self.setas.append((seta, texto))
         ax.set_title(f"saída de '{palavra}'", y=1.02)
+        ax.text(0.5, -0.42, "só finanças e lugar: a 3ª\ncoordenada (gramática)\nfica de fora do plano",
+                transform=ax.transAxes, ha="center", va="top", fontsize=fonte - 1, color=CORES["neutro"])
 
     def atualizar(self, pesos1: ArrayLike, pesos2: ArrayLike, saida1: ArrayLike, saida2: ArrayLike) -> None:
         for imagem, textos, i, pesos in zip(self.imagens, self.textos, self.linha, (pesos1, pesos2)):
             w = np.asarray(pesos, dtype=float)
             imagem.set_data(w)
-            for j, texto in enumerate(textos):
-                texto.set_text(f"{w[i, j]:.2f}")
-                texto.set_color(_cor_do_texto(math.sqrt(max(float(w[i, j]), 0.0))))
+            for linha, textos_linha in enumerate(textos):
+                for j, texto in enumerate(textos_linha):
+                    texto.set_text(f"{w[linha, j]:.2f}")
+                    texto.set_color(_cor_do_texto(math.sqrt(max(float(w[linha, j]), 0.0))))
         for (seta, texto), saida in zip(self.setas, (saida1, saida2)):
             s = np.asarray(saida, dtype=float)[:2]
             seta.xy = (float(s[0]), float(s[1]))
@@ -168,11 +182,11 @@ class FiguraBanco:
                 texto.set_verticalalignment("center")
 
 def eixos_banco(pyplot: bool) -> tuple[Figure, list[Axes]]:
-    """A figura 9 × 4.2 do exemplo "banco": dois mapas de calor e o plano dos sentidos."""
-    fig, axes = plots.nova_figura(9.0, 4.2, ncols=3, pyplot=pyplot)
+    """A figura 9.8 × 4.2 do exemplo "banco": dois mapas de calor (com a barra de cores) e o plano dos sentidos."""
+    fig, axes = plots.nova_figura(9.8, 4.2, ncols=3, pyplot=pyplot)
     largura, altura = fig.get_size_inches()
     # [esquerda, baixo, largura, altura] em polegadas: os mapas são quadrados, o plano é menor
-    caixas = [(0.85, 1.0, 2.5, 2.75), (4.0, 1.0, 2.5, 2.75), (7.15, 1.45, 1.75, 1.9)]
+    caixas = [(0.85, 1.0, 2.5, 2.75), (4.0, 1.0, 2.5, 2.75), (7.9, 1.45, 1.75, 1.9)]
     for ax, (x, y, w, h) in zip(axes[0], caixas):
         ax.set_position([x / largura, y / altura, w / largura, h / altura])
     return fig, list(axes[0])
@@ -280,7 +294,7 @@ def painel_projecoes(forca_query: float = 2.0, financas_key: float = 1.0, lugar_
             ]
         figura.atualizar(estado["pesos_1"], estado["pesos_2"], saidas[0], saidas[1])
         estado["html"] = tabela(linhas_html) + (
-            "<div style='color:#555'>'banco' sozinho entrega (0.5, 0.5, 0): cosseno 0.707 com os dois sentidos.</div>")
+            "<div style='color:#555'>'banco' sozinho entrega (0.5, 0.5, 0): cosseno 0,707 com os dois sentidos.</div>")
         return estado
 
     return Painel(fig, controles, calcular, titulo="As mesmas W_q, W_k, W_v em duas frases: para onde vai 'banco'?")
@@ -758,8 +772,8 @@ PREVISAO_SIMETRIA = Previsao(
     certo=lambda: round(float(_escores_identidade()[_b_s()[1], _b_s()[0]]), 3),
     revelar="Sem projeções, a query e a key de cada token são o próprio embedding, e o escore de A olhando para B é "
             "x_A·x_B / √d — o mesmo número que o de B olhando para A, porque o produto escalar é simétrico. Por isso "
-            "salário → banco vale os mesmos 0.250 de banco → salário. Com W_q e W_k separadas, os dois sentidos se "
-            "descolam: banco → salário vale 1.768 e salário → banco, 0.",
+            "salário → banco vale os mesmos 0,250 de banco → salário. Com W_q e W_k separadas, os dois sentidos se "
+            "descolam: banco → salário vale 1,768 e salário → banco, 0.",
     formato=NumeroAproximado(3),
     erros=[
         Erro("assimetria sem projeções",
@@ -768,11 +782,11 @@ PREVISAO_SIMETRIA = Previsao(
              "mesmo produto escalar de ida.",
              resposta=lambda: _escore_projetado("salário", "banco")),
         Erro("escore com as projeções",
-             "1.768 é o escore de banco → salário **com** W_q e W_k. A pergunta é sem projeções, onde o escore de ida "
-             "é 0.250; e o de volta?",
+             "1,768 é o escore de banco → salário **com** W_q e W_k. A pergunta é sem projeções, onde o escore de ida "
+             "é 0,250; e o de volta?",
              resposta=lambda: _escore_projetado("banco", "salário")),
         Erro("peso no lugar do escore",
-             "0.192 é o **peso** (depois da softmax) que banco dá a salário sem projeções, não o escore. Os pesos "
+             "0,192 é o **peso** (depois da softmax) que banco dá a salário sem projeções, não o escore. Os pesos "
              "nem são simétricos — cada linha é normalizada por conta própria —; a pergunta é sobre o escore, "
              "x_salário·x_banco / √d.",
              resposta=lambda: float(softmax(_escores_identidade(), axis=-1)[_b_s()[0], _b_s()[1]])),
