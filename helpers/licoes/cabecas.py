@@ -563,7 +563,7 @@ CABECA_KV = Exercicio(
                  "Os índices começam em 1; em Python (e aqui) a primeira cabeça de key/value é a 0: use h // grupo.",
                  "h // grupo + 1", lambda h, n_heads, n_kv_heads: h // (n_heads // n_kv_heads) + 1),
         _erro_kv("divisão comum",
-                 "Você usou a divisão comum (h / grupo), que dá frações como 0.25 e 0.5. O índice de uma cabeça é "
+                 "Você usou a divisão comum (h / grupo), que dá frações como 0,25 e 0,5. O índice de uma cabeça é "
                  "inteiro: use a divisão inteira, h // grupo, que joga fora o resto.",
                  "h / grupo", lambda h, n_heads, n_kv_heads: h / (n_heads // n_kv_heads)),
         _erro_kv("tamanho do grupo no lugar do índice",

@@ -34,6 +34,7 @@ from ..corretor import (
     conferir_previsao,
     corretor_de,
 )
+from ..formato import decimal
 from ..paineis import Painel, tabela
 from ..plots import CORES, MAPA
 from .softmax import (
@@ -250,7 +251,7 @@ def painel_mascaras(causal: bool = True, padding: bool = True, comprimento: int 
     estilo = {"description_width": "initial"}
     controles: dict[str, W.ValueWidget] = {
         "causal": W.Checkbox(value=causal, description="máscara causal (não olhar o futuro)", indent=False),
-        "padding": W.Checkbox(value=padding, description="máscara de padding (ignorar <pad>)", indent=False),
+        "padding": W.Checkbox(value=padding, description="máscara de preenchimento (ignorar <pad>)", indent=False),
         "comprimento": W.IntSlider(value=comprimento, min=1, max=n, step=1, description="comprimento real (tokens)",
                                    continuous_update=True, style=estilo, layout=W.Layout(width="400px")),
         "query": W.IntSlider(value=query, min=0, max=n - 1, step=1, description="query em destaque (posição)",
@@ -428,7 +429,7 @@ def _casos_padding() -> list[Caso]:
 
 
 MASCARA_PADDING = Exercicio(
-    nome="máscara de padding",
+    nome="máscara de preenchimento",
     casos=_casos_padding,
     certo=_padding_certa,
     formato=_MascaraDoLote(),
@@ -460,12 +461,12 @@ MASCARA_PADDING = Exercicio(
              "Erro de um: com j < lengths - 1 o **último token de verdade** ficou bloqueado. Uma frase de 3 tokens "
              "ocupa as posições 0, 1 e 2: libere j < lengths.",
              resposta=_padding_com(lambda j, L, n: j < L - 1)),
-        Erro("convenção invertida (True no padding)",
-             "Máscara invertida: você marcou com True o **padding**. Aqui True quer dizer **pode olhar** (token de "
+        Erro("convenção invertida (True no preenchimento)",
+             "Máscara invertida: você marcou com True o **preenchimento**. Aqui True quer dizer **pode olhar** (token de "
              "verdade): mask[b, 0, j] = j < lengths[b].",
              resposta=_padding_com(lambda j, L, n: j >= L)),
-        Erro("padding à esquerda",
-             "Você liberou as **últimas** lengths[b] posições: isso é o padding à **esquerda** (o preenchimento no "
+        Erro("preenchimento à esquerda",
+             "Você liberou as **últimas** lengths[b] posições: isso é o preenchimento à **esquerda** (o <pad> no "
              "começo). Aqui os tokens de verdade vêm primeiro e o <pad> no fim: eles ocupam as posições 0, …, "
              "lengths[b] − 1, então mask[b, 0, j] = j < lengths[b].",
              resposta=_padding_com(lambda j, L, n: j >= n - L)),
@@ -479,7 +480,7 @@ MASCARA_PADDING = Exercicio(
              resposta=lambda lengths, n: np.ones((len(lengths), 1, n), dtype=bool)),
     ],
     explica_forma=_explica_forma_padding,
-    dica_de_forma="A máscara de padding tem forma (b, 1, n): uma linha por frase, o eixo do meio de tamanho 1 (ele se "
+    dica_de_forma="A máscara de preenchimento tem forma (b, 1, n): uma linha por frase, o eixo do meio de tamanho 1 (ele se "
                   "estende a todas as queries) e uma coluna por posição.",
 )
 
@@ -554,12 +555,12 @@ def _casos_atencao_mascarada() -> list[Caso]:
 
     return [
         caso("sem máscara (mask=None), no exemplo resolvido", q=q, K=K, V=V),
-        caso("com escores permitidos abaixo de −10 (entre −17 e −8.5) e a key proibida com escore alto",
+        caso("com escores permitidos abaixo de −10 (entre −17 e −8,5) e a key proibida com escore alto",
              q=np.array([[-10.0, -10.0], [-12.0, 0.0]]), K=np.array([[1.0, 1.0], [2.0, 0.0], [-1.0, -1.0]]),
              V=np.array([[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]]), mask=np.array([[True, True, False], [True, True, False]])),
         caso("com uma máscara causal (q (3, 4), K (4, 4), V (4, 3), mask (3, 4))",
              q=rng.normal(size=(3, 4)), K=K4, V=V4, mask=np.tri(3, 4, dtype=bool)),
-        caso("com uma máscara de padding de uma dimensão (mask (4,): as duas últimas keys proibidas)",
+        caso("com uma máscara de preenchimento de uma dimensão (mask (4,): as duas últimas keys proibidas)",
              q=rng.normal(size=(2, 4)), K=K4, V=V4, mask=np.array([True, True, False, False])),
         caso("com duas queries cujos escores diferem em milhares (a segunda × 3000) e a máscara causal",
              q=np.array([[1.0, 0.5, 0.0, 0.0], [0.0, 3000.0, 0.0, 1000.0]]), K=K4, V=V4, mask=np.tri(2, 4, k=1, dtype=bool)),
@@ -610,10 +611,10 @@ ATENCAO_MASCARA = Exercicio(
                  if mask is not None else None),
             Erro("−10 no lugar de −inf",
                  "Você pôs um número negativo **pequeno** (como −10) nos escores proibidos. Com escores de verdade perto "
-                 "de 0 o vazamento é de uns e^-10 ≈ 4.5e-5 e as matrizes impressas parecem certas; mas quando os "
+                 "de 0 o vazamento é de uns e^-10 ≈ 4,5·10⁻⁵ e as matrizes impressas parecem certas; mas quando os "
                  "escores permitidos ficam perto de −10 ou abaixo, a posição proibida passa a levar boa parte do peso "
                  "(no caso abaixo, quase tudo). Use -np.inf (ou, se precisar de um número finito, algo como −1e9, muito abaixo de "
-                 "qualquer escore).",
+                 "qualquer escore realista — em float32 ou float64; em float16 −1e9 nem cabe).",
                  resposta=lambda q, K, V, mask=None: _atencao_mascarada(q, K, V, mask, preenche=-10.0)
                  if mask is not None else None),
             Erro("máscara depois da softmax",
@@ -631,7 +632,7 @@ ATENCAO_MASCARA = Exercicio(
                  "Você esqueceu de escalar: os escores q·k devem ser divididos por √d antes da máscara e da softmax.",
                  resposta=lambda q, K, V, mask=None: _atencao_mascarada(q, K, V, mask, escala=1.0)),
             Erro("÷d em vez de ÷√d",
-                 lambda q, **_: f"Você dividiu por d = {q.shape[-1]} em vez de √d ≈ {math.sqrt(q.shape[-1]):.3g}: a "
+                 lambda q, **_: f"Você dividiu por d = {q.shape[-1]} em vez de √d ≈ {decimal(math.sqrt(q.shape[-1]), 2)}: a "
                                 "escala é 1/√d.",
                  resposta=lambda q, K, V, mask=None: _atencao_mascarada(q, K, V, mask, escala=1 / q.shape[-1])),
             Erro("soma das keys",
@@ -754,7 +755,7 @@ def _explica_forma_cruzada(X_dec: np.ndarray, X_enc: np.ndarray, comprimentos: n
     return (f"Siga as formas: Q = X_dec @ W_q é ({b}, {n_q}, {d_k}); K = X_enc @ W_k é ({b}, {n_kv}, {d_k}) e "
             f"V = X_enc @ W_v, ({b}, {n_kv}, {d_v}). Em lote, K.T inverte os **três** eixos (vira ({d_k}, {n_kv}, {b})): "
             "para transpor só os dois últimos use K.transpose(0, 2, 1), np.swapaxes(K, -1, -2) ou np.einsum. Os escores "
-            f"ficam ({b}, {n_q}, {n_kv}); a máscara de padding é ({b}, 1, {n_kv}) — np.arange(n_kv)[None, None, :] < "
+            f"ficam ({b}, {n_q}, {n_kv}); a máscara de preenchimento é ({b}, 1, {n_kv}) — np.arange(n_kv)[None, None, :] < "
             f"comprimentos[:, None, None] —, e a saída, pesos @ V, ({b}, {n_q}, {d_v}).")
 
 
@@ -763,11 +764,11 @@ def _erros_cruzada_com(**como: Any) -> Callable[..., np.ndarray]:
 
 
 ATENCAO_CRUZADA = Exercicio(
-    nome="atenção cruzada num lote com padding",
+    nome="atenção cruzada num lote com preenchimento",
     casos=_casos_cruzada,
     certo=_cruzada_certa,
     formato=SaidaComLinhasLivres(),
-    acerto="Correto! Queries do decoder, keys e values da origem, escores (b, n_q, n_kv) com as posições de padding "
+    acerto="Correto! Queries do decoder, keys e values da origem, escores (b, n_q, n_kv) com as posições de preenchimento "
            "da origem em -inf antes da softmax estável, e nenhuma máscara causal sobre a origem: é a atenção "
            "cruzada de um tradutor, num lote de frases de tamanhos diferentes.",
     erros=[
@@ -783,13 +784,13 @@ ATENCAO_CRUZADA = Exercicio(
                  "Você fez a autoatenção do decoder: as keys e os values também saíram de X_dec. Na atenção cruzada eles "
                  "vêm da **outra** sequência, a origem: K = X_enc @ W_k e V = X_enc @ W_v.",
                  resposta=_erros_cruzada_com(origem_kv="dec", mascara="nenhuma")),
-            Erro("sem a máscara de padding",
-                 "As queries estão olhando para o <pad> da origem: faltou a máscara de padding. As posições j ≥ "
+            Erro("sem a máscara de preenchimento",
+                 "As queries estão olhando para o <pad> da origem: faltou a máscara de preenchimento. As posições j ≥ "
                  "comprimentos[b] da frase b precisam de -inf nos escores antes da softmax — máscara (b, 1, n_kv), "
                  "np.arange(n_kv)[None, None, :] < comprimentos[:, None, None].",
                  resposta=_erros_cruzada_com(mascara="nenhuma")),
-            Erro("padding com escore 0",
-                 "Você pôs 0 nos escores do padding (np.where(mask, escores, 0), ou escores * mask). e^0 = 1: o <pad> "
+            Erro("preenchimento com escore 0",
+                 "Você pôs 0 nos escores do preenchimento (np.where(mask, escores, 0), ou escores * mask). e^0 = 1: o <pad> "
                  "continua recebendo peso. O proibido precisa de -inf.",
                  resposta=_erros_cruzada_com(preenche=0.0)),
             Erro("erro de um: j <= comprimentos",
@@ -798,7 +799,7 @@ ATENCAO_CRUZADA = Exercicio(
                  resposta=_erros_cruzada_com(mascara="<=")),
             Erro("máscara causal na atenção cruzada",
                  "Você pôs uma máscara **causal** na atenção cruzada. A frase de origem está inteira disponível antes "
-                 "de a tradução começar — não há futuro para esconder nela —: só o padding da origem fica proibido. "
+                 "de a tradução começar — não há futuro para esconder nela —: só o preenchimento da origem fica proibido. "
                  "(A causal é da autoatenção do decoder.)",
                  resposta=_erros_cruzada_com(mascara="causal")),
             Erro("escala por √d_model",
@@ -877,7 +878,7 @@ PREVISAO_FORMA = Previsao(
     certo=(2, 3, 6),
     revelar="Uma linha por query e uma coluna por key, em cada frase do lote: 2 frases, 3 queries (os tokens já "
             "escritos da tradução) e 6 keys (todas as posições da origem, inclusive as 2 de <pad> da segunda frase, "
-            "que a máscara de padding (2, 1, 6) zera sem mudar a forma). Não há máscara causal: a origem está inteira "
+            "que a máscara de preenchimento (2, 1, 6) zera sem mudar a forma). Não há máscara causal: a origem está inteira "
             "disponível.",
     formato=_Forma(),
     erros=[
@@ -897,11 +898,11 @@ PREVISAO_FORMA = Previsao(
              "(3, 6) são os pesos de **uma** frase. O lote tem 2: a forma começa com o b = 2.",
              resposta=lambda: (3, 6)),
         Erro("forma da máscara, não dos pesos",
-             "(2, 1, 6) é a forma da **máscara** de padding da origem, que se estende às 3 queries por broadcasting. "
+             "(2, 1, 6) é a forma da **máscara** de preenchimento da origem, que se estende às 3 queries por broadcasting. "
              "Os pesos têm uma linha por query: (2, 3, 6).",
              resposta=lambda: (2, 1, 6)),
         Erro("só as posições de verdade",
-             "O padding não encolhe a matriz: a segunda frase tem só 4 tokens de verdade, mas o lote é um retângulo "
+             "O preenchimento não encolhe a matriz: a segunda frase tem só 4 tokens de verdade, mas o lote é um retângulo "
              "com 6 posições. As 2 colunas de <pad> continuam lá, com peso 0.",
              resposta=lambda: (2, 3, 4)),
     ],

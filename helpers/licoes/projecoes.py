@@ -36,7 +36,7 @@ from ..corretor import (
     conferir_previsao,
     corretor_de,
 )
-from ..formato import par
+from ..formato import decimal, par
 from ..paineis import Painel, slider, tabela
 from ..plots import CORES, MAPA
 from .softmax import erros_de_estabilidade
@@ -161,7 +161,7 @@ class FiguraBanco:
                 transform=ax.transAxes, ha="center", va="top", fontsize=fonte - 1, color=CORES["neutro"])
 
     def atualizar(self, pesos1: ArrayLike, pesos2: ArrayLike, saida1: ArrayLike, saida2: ArrayLike) -> None:
-        for imagem, textos, i, pesos in zip(self.imagens, self.textos, self.linha, (pesos1, pesos2)):
+        for imagem, textos, pesos in zip(self.imagens, self.textos, (pesos1, pesos2)):
             w = np.asarray(pesos, dtype=float)
             imagem.set_data(w)
             for linha, textos_linha in enumerate(textos):
@@ -656,16 +656,16 @@ AUTOATENCAO = Exercicio(
              "exponenciar: escores - escores.max(axis=-1, keepdims=True).",
              quando=_tem_nao_finito),
         Erro("escala por √d_model",
-             lambda X, W_k, **_: f"Você dividiu os escores por √d_model = √{X.shape[1]} = {math.sqrt(X.shape[1]):.3g}, "
+             lambda X, W_k, **_: f"Você dividiu os escores por √d_model = √{X.shape[1]} ≈ {decimal(math.sqrt(X.shape[1]), 2)}, "
                                  "o tamanho dos embeddings. A escala usa o tamanho das queries e keys **depois** da "
-                                 f"projeção: √d_k = √{_d_k(W_k)} ≈ {math.sqrt(_d_k(W_k)):.3g}. Pegue d_k de "
+                                 f"projeção: √d_k = √{_d_k(W_k)} ≈ {decimal(math.sqrt(_d_k(W_k)), 2)}. Pegue d_k de "
                                  "K.shape[-1] (ou W_k.shape[1]), não de X.shape[1].",
              resposta=_saida_com(lambda Q, K, V, X, r: softmax(Q @ K.T / math.sqrt(X.shape[-1]))), formato=_SAIDA),
         Erro("sem escala",
              "Você esqueceu de escalar: os escores Q Kᵀ devem ser divididos por √d_k antes da softmax.",
              resposta=_saida_com(lambda Q, K, V, X, r: softmax(Q @ K.T)), formato=_SAIDA),
         Erro("÷d_k em vez de ÷√d_k",
-             lambda W_k, **_: f"Você dividiu por d_k = {_d_k(W_k)} em vez de √d_k ≈ {math.sqrt(_d_k(W_k)):.3g}: a "
+             lambda W_k, **_: f"Você dividiu por d_k = {_d_k(W_k)} em vez de √d_k ≈ {decimal(math.sqrt(_d_k(W_k)), 2)}: a "
                               "escala é 1/√d_k.",
              resposta=_saida_com(lambda Q, K, V, X, r: softmax(Q @ K.T / K.shape[-1])), formato=_SAIDA),
         Erro("×√d_k em vez de ÷√d_k", "Você multiplicou por √d_k em vez de dividir.",

@@ -33,7 +33,7 @@ from ..corretor import (
     conferir_previsao,
     corretor_de,
 )
-from ..formato import par, subscrito
+from ..formato import decimal, par, subscrito
 from ..paineis import Painel, slider
 from ..plots import CORES
 from .softmax import erros_de_estabilidade
@@ -410,7 +410,7 @@ def erros_da_atencao() -> list[Erro]:
              resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, V, escala=1.0)),
         Erro("÷d em vez de ÷√d",
              lambda q, **_: f"Você dividiu por d = {q.shape[-1]} em vez de √d = √{q.shape[-1]} ≈ "
-                            f"{math.sqrt(q.shape[-1]):.3g}: a escala é 1/√d.",
+                            f"{decimal(math.sqrt(q.shape[-1]), 2)}: a escala é 1/√d.",
              resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, V, escala=1 / q.shape[-1])),
         Erro("×√d em vez de ÷√d", "Você multiplicou por √d em vez de dividir.",
              resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, V, escala=math.sqrt(q.shape[-1]))),

@@ -232,7 +232,7 @@ ERRADAS_ATENCAO = {
     "subtraiu o mínimo (instável)": _com_softmax(_sm_com(lambda s: s.min(axis=-1, keepdims=True))),
     "um máximo só para o lote inteiro (instável)": _com_softmax(_sm_com(lambda s: s.max())),
     "sem escala": lambda q, K, V: _sm(q @ K.T) @ V,
-    "÷d em vez de ÷√d": (lambda q, K, V: _sm(q @ K.T / K.shape[-1]) @ V, "dividiu por d = 2 em vez de √d = √2 ≈ 1.41"),
+    "÷d em vez de ÷√d": (lambda q, K, V: _sm(q @ K.T / K.shape[-1]) @ V, "dividiu por d = 2 em vez de √d = √2 ≈ 1,41"),
     "×√d em vez de ÷√d": lambda q, K, V: _sm(q @ K.T * np.sqrt(K.shape[-1])) @ V,
     "soma das keys": lambda q, K, V: _sm(q @ K.T / np.sqrt(K.shape[-1])) @ K,
     "sem softmax": lambda q, K, V: (q @ K.T / np.sqrt(K.shape[-1])) @ V,
