@@ -87,7 +87,9 @@ def figura_mapas_cabecas(pesos: Sequence[ArrayLike], tokens: Sequence[str], titu
 def figura_kv_cache(contextos: Sequence[int], memorias: dict[str, Sequence[float]], titulo: str = "") -> Figure:
     """Barras agrupadas da memória do KV cache (em GiB) por comprimento de contexto, uma cor por variante.
 
-    ``memorias``: nome da variante → bytes para cada contexto. O valor vai escrito em cima de cada barra.
+    ``memorias``: nome da variante → bytes para cada contexto. O valor vai escrito em cima de cada barra e,
+    a partir da segunda variante, quantas vezes ela é menor que a primeira (``÷32``): barras baixas demais
+    para se ver numa escala linear continuam com o número à vista.
     """
     fig, axes = plots.nova_figura(10.0, 4.6, pyplot=True)
     fig.subplots_adjust(left=0.08, right=0.99, bottom=0.14, top=0.9)
@@ -96,15 +98,17 @@ def figura_kv_cache(contextos: Sequence[int], memorias: dict[str, Sequence[float
     largura = 0.8 / len(memorias)
     cores = (CORES["k"], CORES["q"], CORES["v"], CORES["destaque"])
     topo = max(max(v) for v in memorias.values()) / 2**30
+    referencia = next(iter(memorias.values()))
     for j, (nome, valores) in enumerate(memorias.items()):
         gib = np.asarray(valores, dtype=float) / 2**30
         pos = x + (j - (len(memorias) - 1) / 2) * largura
         ax.bar(pos, gib, width=largura * 0.95, color=cores[j % len(cores)], label=nome)
-        for p, g, b in zip(pos, gib, valores, strict=True):
-            ax.text(p, g + 0.01 * topo, bytes_legiveis(b).replace(" ", "\n"), ha="center", va="bottom")
+        for p, g, b, r in zip(pos, gib, valores, referencia, strict=True):
+            texto = bytes_legiveis(b).replace(" ", "\n") + (f"\n÷{r / b:g}" if j and b < r else "")
+            ax.text(p, g + 0.01 * topo, texto, ha="center", va="bottom")
     ax.set_xticks(x, [f"{c} tokens" for c in contextos])
     ax.set_ylabel("KV cache (GiB)")
-    ax.set_ylim(0, topo * 1.25)
+    ax.set_ylim(0, topo * 1.3)
     ax.grid(axis="x", visible=False)
     ax.legend(loc="upper left", frameon=False)
     if titulo:
@@ -141,7 +145,7 @@ class FiguraCabecas:
         ax_grupos.set_yticks([0, 1], ["keys/\nvalues", "queries"])
         ax_grupos.tick_params(length=0)
         ax_grupos.grid(False)
-        for lado in ("left", "bottom"):
+        for lado in ("left", "bottom", "right", "top"):
             ax_grupos.spines[lado].set_visible(False)
         self.linhas = LineCollection([], linewidths=1.2, alpha=0.7)
         ax_grupos.add_collection(self.linhas)
@@ -161,17 +165,16 @@ class FiguraCabecas:
         self.barras = ax_memoria.barh([2, 1, 0], [1, 1, 1], height=0.6,
                                       color=[CORES["k"], CORES["q"], CORES["v"]])
         self.rotulos_barras = [ax_memoria.text(0, y, "", va="center", ha="left") for y in (2, 1, 0)]
-        ax_memoria.set_yticks([2, 1, 0], ["MHA", "escolha", "MQA"])
-        ax_memoria.set_xticks([])
+        ax_memoria.set_yticks([2, 1, 0], ["MHA", "sua escolha", "MQA"])
         ax_memoria.set_ylim(-0.6, 2.6)
         ax_memoria.grid(False)
-        ax_memoria.spines["bottom"].set_visible(False)
         self.titulo_memoria = ax_memoria.set_title("", y=1.0, loc="right")  # à direita: não sai da figura
 
     def atualizar(self, mapa: Sequence[int], n_kv: int, bytes_mha: float, bytes_escolha: float, bytes_mqa: float,
-                  titulo_grupos: str = "", titulo_memoria: str = "", d_head: int | None = None) -> None:
+                  titulo_grupos: str = "", titulo_memoria: str = "", d_head: int | None = None,
+                  nome_escolha: str = "sua escolha") -> None:
         """``mapa[h]`` = a cabeça de key/value da query ``h``; os três tamanhos em bytes; ``d_head``, se
-        dado, vai escrito junto do número de cabeças de query."""
+        dado, vai escrito junto do número de cabeças de query; ``nome_escolha`` rotula a barra do meio."""
         mapa = np.asarray(mapa, dtype=int)
         n_q = len(mapa)
         xq = (np.arange(n_q) + 0.5) / n_q
@@ -218,6 +221,10 @@ class FiguraCabecas:
             fracao_texto = _largura_texto_pt(rotulo.get_text(), rotulo.get_fontsize()) / largura_mem_pt
             limite = max(limite, (b + 0.015 * maximo) / max(0.98 - fracao_texto, 0.15))
         self.ax_memoria.set_xlim(0, limite)
+        # a escala: 0, metade e o tamanho da MHA, nas unidades legíveis
+        self.ax_memoria.set_xticks([0, bytes_mha / 2, bytes_mha],
+                                   ["0", bytes_legiveis(bytes_mha / 2), bytes_legiveis(bytes_mha)])
+        self.ax_memoria.set_yticks([2, 1, 0], ["MHA", nome_escolha, "MQA"])
         self.titulo_memoria.set_text(titulo_memoria)
 
 # ---------------------------------------------------------------------------------------------
@@ -324,11 +331,11 @@ def painel_cabecas(n_heads: int = 32, n_kv_heads: int = 8, n_tokens: int = 4096,
     if bytes_per_value not in [b for _, b in PRECISOES_CABECAS]:
         raise ValueError(f"bytes_per_value precisa ser 4, 2 ou 1; recebi {bytes_per_value!r}.")
 
-    fig, axes = plots.nova_figura(9.0, 3.4, ncols=2)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.06, top=0.86)
+    fig, axes = plots.nova_figura(10.5, 4.2, ncols=2)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.14, top=0.84)
     # o diagrama das cabeças fica mais largo que as barras: são até 64 queries lado a lado
-    axes[0, 0].set_position((0.09, 0.06, 0.48, 0.80))
-    axes[0, 1].set_position((0.685, 0.06, 0.295, 0.80))
+    axes[0, 0].set_position((0.08, 0.06, 0.48, 0.78))
+    axes[0, 1].set_position((0.715, 0.14, 0.265, 0.70))
     figura = FiguraCabecas(axes[0, 0], axes[0, 1])
     estilo = {"continuous_update": True, "style": {"description_width": "initial"}, "layout": W.Layout(width="360px")}
     controles: dict[str, W.ValueWidget] = {
@@ -359,8 +366,10 @@ def painel_cabecas(n_heads: int = 32, n_kv_heads: int = 8, n_tokens: int = 4096,
             titulo = "MHA: cada query tem a sua key/value"
         else:
             titulo = f"{tipo}: {grupo} queries por key/value"
+        precisao = next(nome for nome, bytes_ in PRECISOES_CABECAS if bytes_ == b)
         figura.atualizar(mapa, n_kv, b_mha, b_escolha, b_mqa, titulo_grupos=titulo,
-                         titulo_memoria=f"KV cache: {n_t} tokens", d_head=d_head)
+                         titulo_memoria=f"KV cache: {n_t} tokens, {precisao}, {n_layers} camadas", d_head=d_head,
+                         nome_escolha=f"sua escolha\n({tipo}, {n_kv})")
         if n_kv == 1:
             faixas = f"as {n_h} queries → key/value 0" if n_h > 1 else "query 0 → key/value 0"
         else:
