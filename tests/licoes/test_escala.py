@@ -375,3 +375,15 @@ def test_experimento_saturacao_mede_por_diferencas_o_que_a_formula_diz():
             assert maior_peso[i, j] == pytest.approx(np.median(pesos.max(axis=-1)))
     assert maior_peso[-1, 0] > 0.95 and sensibilidade[-1, 0] < sensibilidade[-1, 1]  # sem escala, satura
     assert 0.1 < maior_peso[-1, 1] < 0.4 and maior_peso[-1, 2] < 0.1  # ÷√d no meio; ÷d quase uniforme
+
+
+def test_densidade_integra_a_um_e_mostra_o_pico_verdadeiro():
+    """A densidade estimada não depende da largura das barras: o pico de uma normal estreita sai perto de
+    1 / (σ √(2π)), e a área é 1."""
+    eixo = np.linspace(-4.5, 4.5, 4501)
+    for sigma in (1 / 32, 0.5, 1.0):
+        amostras = np.random.default_rng(0).standard_normal(4000) * sigma
+        dens = licao.densidade(amostras, eixo)
+        assert dens.shape == eixo.shape
+        assert dens.sum() * (eixo[1] - eixo[0]) == pytest.approx(1.0, abs=1e-3)
+        assert dens.max() == pytest.approx(1 / (sigma * math.sqrt(2 * math.pi)), rel=0.08)
