@@ -54,7 +54,7 @@ class FiguraSoftmax:
     """Barras dos pesos ``s = softmax(z / T)`` e, opcionalmente, o mapa de calor do jacobiano.
 
     ``ax_pesos`` recebe ``n`` barras (uma por escore), o valor de cada peso escrito em cima (dentro da
-    barra, em branco, quando ela chega perto de 1) e uma linha tracejada no peso uniforme ``1/n``
+    barra quando ela chega perto de 1) e uma linha tracejada no peso uniforme ``1/n``
     (explicada no rótulo do eixo x); o eixo y vai só até 1,05. ``ax_jacobiano`` (ou ``None``) recebe a
     matriz ``J[i, j] = ∂sᵢ/∂zⱼ`` num mapa divergente seguro para daltonismo (:data:`MAPA_JACOBIANO`: 0 no
     meio, negativos de um lado, positivos do outro) com escala fixa em ``[-0.25, 0.25]`` (os valores
@@ -97,12 +97,10 @@ class FiguraSoftmax:
             barra.set_color(CORES["destaque"] if i == i_max else CORES["q"])
             if p > _DENTRO_DA_BARRA:  # perto de 1 o número não cabe em cima: vai para dentro da barra
                 rotulo.set_position((i, p - 0.015))
-                rotulo.set_va("top")
-                rotulo.set_color("white")
+                rotulo.set_va("top")  # (a barra acima de 0,85 é sempre a maior, amarelo-alaranjada: texto preto)
             else:
                 rotulo.set_position((i, plots.altura_do_rotulo(self.ax, p, 1.0 / self.n, 0.015, rotulo.get_fontsize())))
                 rotulo.set_va("bottom")
-                rotulo.set_color("black")
             rotulo.set_text(f"{p:.3f}")
         self.titulo.set_text(titulo if titulo is not None else f"pesos (soma = {pesos.sum():.3f})")
         if self.imagem is not None and jacobiano is not None:
