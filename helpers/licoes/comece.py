@@ -184,6 +184,6 @@ PREVISAO_PERPENDICULAR = Previsao(
 
 @corretor_de(PREVISAO_PERPENDICULAR)
 def check_previsao_perpendicular(previsao: Any) -> bool:
-    """Confere a previsão de ``q·k`` com ``q`` a 165° e ``k`` a 75° (perpendiculares): ``0``. Mostra a resposta
-    mesmo sem previsão."""
+    """Confere a previsão de ``q·k`` com ``q`` a 165° e ``k`` a 75° (perpendiculares): ``0``. Sem previsão
+    (``None``), não revela a resposta."""
     return conferir_previsao(PREVISAO_PERPENDICULAR, previsao)

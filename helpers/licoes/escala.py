@@ -1,4 +1,4 @@
-"""Lição "A escala √d" (notebook ``escala_raiz_d``): o painel da escala √d (escores, pesos e o gradiente que chega à query), a figura da saturação, a previsão da variância de q·k e os corretores dos escores escalados e dos pesos de atenção de um lote de queries.
+"""Lição "A escala √d" (notebook ``escala_raiz_d``): o painel da escala √d (escores, pesos e a sensibilidade dos pesos à query), o experimento e a figura da saturação, a previsão da variância de q·k e os corretores dos escores escalados e dos pesos de atenção de um lote de queries.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -31,7 +31,7 @@ from ..corretor import (
     conferir_previsao,
     corretor_de,
 )
-from ..formato import sobrescrito
+from ..formato import decimal, sobrescrito
 from ..paineis import Painel, tabela
 from ..plots import CORES
 from .produto_escalar import ERROS_ESCORES, explica_forma_q_k
@@ -48,12 +48,12 @@ class FiguraEscala:
     1. o histograma dos escores de muitos pares query–key aleatórios (eixo x fixo, para ver a
        largura mudar), com tracinhos marcando os escores da query fixa contra as suas keys;
     2. os pesos da softmax dessa query sobre as keys (eixo y de 0 a 1) e a linha do peso uniforme;
-       o maior peso em amarelo-alaranjado, os outros em vermelho;
-    3. a norma do gradiente da softmax (jacobiano) em função de ``d``, com e sem escala (curvas
-       calculadas antes — por exemplo a mediana de muitas queries —, em escala log), e um círculo
-       no valor da query fixa no estado atual.
+       o maior peso em amarelo-alaranjado, os outros em laranja-avermelhado;
+    3. a sensibilidade dos pesos à query, ``‖∂s/∂q‖`` (a norma do jacobiano), em função de ``d``, com e sem
+       escala (curvas calculadas antes — por exemplo a mediana de muitas queries —, em escala log), e um
+       círculo no valor da query fixa no estado atual.
 
-    ``atualizar(...)`` recebe números já calculados (a conta mora em :mod:`helpers.widgets`).
+    ``atualizar(...)`` recebe números já calculados (a conta mora no painel, :func:`painel_escala`).
     """
 
     def __init__(self, ax_hist: Axes, ax_pesos: Axes, ax_grad: Axes, n_keys: int, dims: Sequence[int],
@@ -85,7 +85,7 @@ class FiguraEscala:
         ax_pesos.grid(axis="x", visible=False)
         self.titulo_pesos = ax_pesos.set_title("", y=1.02)
 
-        # eixos lineares com log2(d) e log10(‖J‖) nos dados (mais rápidos de desenhar que eixos log)
+        # eixos lineares com log2(d) e log10(‖∂s/∂q‖) nos dados (mais rápidos de desenhar que eixos log)
         piso = 1e-12
         x = np.log2(np.asarray(dims, dtype=float))
         ax_grad.plot(x, np.log10(np.maximum(grad_sem, piso)), color=CORES["k"], marker="o", ms=4,
@@ -104,13 +104,13 @@ class FiguraEscala:
         ax_grad.set_ylim(e_min - 0.3, 0.3)
         ax_grad.set_xlim(x[0] - 0.5, x[-1] + 0.5)
         ax_grad.set_xlabel("d (escala log)")
-        ax_grad.set_ylabel("‖J‖ (gradiente)")
+        ax_grad.set_ylabel("sensibilidade ‖∂s/∂q‖")
         ax_grad.legend(loc="lower left", frameon=False, fontsize=mpl.rcParams["font.size"] - 1)
         self._piso = piso
         self.titulo_grad = ax_grad.set_title("", y=1.02)
 
     def atualizar(self, escores_pares: np.ndarray, escores_query: np.ndarray, pesos: np.ndarray, d: int,
-                  norma_grad: float, escalar: bool) -> None:
+                  sensibilidade: float, escalar: bool) -> None:
         contagem, _ = np.histogram(escores_pares, self.bordas)
         fracao = contagem / max(1, len(escores_pares))
         self.hist.set_data(fracao)
@@ -123,8 +123,8 @@ class FiguraEscala:
             barra.set_height(p)
             barra.set_color(CORES["destaque"] if i == topo else CORES["k"])
         self.titulo_pesos.set_text(f"peso máximo = {float(pesos[topo]):.3f}")
-        self.ponto.set_data([math.log2(d)], [math.log10(max(norma_grad, self._piso))])
-        self.titulo_grad.set_text(f"○ query fixa: ‖J‖ = {norma_grad:.1e}")
+        self.ponto.set_data([math.log2(d)], [math.log10(max(sensibilidade, self._piso))])
+        self.titulo_grad.set_text(f"○ query fixa: {sensibilidade:.1e}")
 
 # ---------------------------------------------------------------------------------------------
 # Painéis
@@ -135,12 +135,15 @@ class FiguraEscala:
 DIMS_ESCALA = [2**i for i in range(1, 11)]
 
 
-def gradiente_da_query(pesos: np.ndarray, K: np.ndarray, divisor: float) -> np.ndarray | float:
-    """``‖∂s/∂q‖`` (Frobenius): quanto os pesos ``s = softmax(K q / divisor)`` mudam quando a query muda.
+def sensibilidade_da_query(pesos: np.ndarray, K: np.ndarray, divisor: float) -> np.ndarray | float:
+    """A sensibilidade dos pesos à query, ``‖∂s/∂q‖`` (norma de Frobenius do jacobiano): quanto os pesos
+    ``s = softmax(K q / divisor)`` mudam quando a query muda.
 
-    ``pesos`` ``(..., n)``, ``K`` ``(..., n, d)``; devolve ``(...)`` (um número para uma query só). A conta é
-    ``J K / divisor``, com ``J`` o jacobiano da softmax (notebook 04); o notebook 03 mede o mesmo número por
-    diferenças finitas, sem a fórmula.
+    Não é o gradiente de uma perda, mas o limita: para qualquer perda ``L`` que dependa de ``q`` só pelos
+    pesos, ``‖∂L/∂q‖ ≤ ‖∂s/∂q‖ · ‖∂L/∂s‖``. ``pesos`` ``(..., n)``, ``K`` ``(..., n, d)``; devolve ``(...)``
+    (um número para uma query só). A conta é ``J K / divisor``, com ``J`` o jacobiano da softmax (notebook
+    04); o notebook 03 mede o mesmo número por diferenças finitas (:func:`experimento_saturacao`), sem a
+    fórmula.
     """
     G = softmax_jacobian(pesos) @ K / divisor
     norma = np.linalg.norm(G, axis=(-2, -1))
@@ -155,11 +158,11 @@ def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queri
     dimensão ``d`` usa as ``d`` primeiras coordenadas (as somas acumuladas ficam guardadas, então
     mover o slider não refaz conta pesada). Mostra o histograma de todos os ``n_queries × n_keys``
     escores, os pesos da softmax (:func:`helpers.attention.softmax`) da primeira query (a "query
-    fixa") sobre as suas keys, o peso máximo e o gradiente que chega à query, ``‖∂s/∂q‖`` (:func:`gradiente_da_query`); as curvas do terceiro gráfico são
-    a mediana sobre as queries.
+    fixa") sobre as suas keys, o peso máximo e a sensibilidade dos pesos à query, ``‖∂s/∂q‖``
+    (:func:`sensibilidade_da_query`); as curvas do terceiro gráfico são a mediana sobre as queries.
 
     Estado: ``d``, ``escalar``, ``q`` ``(d,)`` e ``K`` ``(n_keys, d)`` (a query fixa e as suas keys),
-    ``escores`` ``(n_keys,)`` (o que entra na softmax), ``pesos``, ``peso_max``, ``norma_grad`` (``‖∂s/∂q‖``),
+    ``escores`` ``(n_keys,)`` (o que entra na softmax), ``pesos``, ``peso_max``, ``sensibilidade`` (``‖∂s/∂q‖``),
     ``desvio_pares`` (desvio-padrão de todos os escores do histograma).
     """
 
@@ -173,20 +176,19 @@ def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queri
     def todos_escores(dim: int, com_escala: bool) -> np.ndarray:
         return acum[:, :, dim - 1] / (math.sqrt(dim) if com_escala else 1.0)
 
-    def gradientes(dim: int, com_escala: bool) -> np.ndarray:
+    def sensibilidades(dim: int, com_escala: bool) -> np.ndarray:
         divisor = math.sqrt(dim) if com_escala else 1.0
-        return gradiente_da_query(softmax(todos_escores(dim, com_escala)), KK[:, :, :dim], divisor)
+        return sensibilidade_da_query(softmax(todos_escores(dim, com_escala)), KK[:, :, :dim], divisor)
 
     with blas_one_thread():  # muitas matrizes pequenas: uma thread do BLAS é mais rápida
-        grad_sem = [float(np.median(gradientes(x, False))) for x in DIMS_ESCALA]
-        grad_com = [float(np.median(gradientes(x, True))) for x in DIMS_ESCALA]
-        grad_fixa = min(float(gradientes(x, e)[0]) for x in DIMS_ESCALA for e in (False, True))
+        grad_sem = [float(np.median(sensibilidades(x, False))) for x in DIMS_ESCALA]
+        grad_com = [float(np.median(sensibilidades(x, True))) for x in DIMS_ESCALA]
+        grad_fixa = min(float(sensibilidades(x, e)[0]) for x in DIMS_ESCALA for e in (False, True))
 
     fig, axes = plots.nova_figura(9.0, 3.6, ncols=3)
     fig.subplots_adjust(left=0.08, right=0.985, bottom=0.16, top=0.88, wspace=0.45)
     figura = FiguraEscala(axes[0, 0], axes[0, 1], axes[0, 2], n_keys, DIMS_ESCALA, grad_sem, grad_com,
                                 minimo_grad=grad_fixa)
-    axes[0, 2].set_ylabel("‖∂s/∂q‖ (gradiente)")  # o gradiente que chega à query (a figura nasce com "‖J‖")
     controles: dict[str, W.ValueWidget] = {
         "d": W.SelectionSlider(options=DIMS_ESCALA, value=d, description="dimensão d", continuous_update=True,
                                style={"description_width": "initial"}, layout=W.Layout(width="320px")),
@@ -200,23 +202,22 @@ def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queri
         pares = tudo.ravel()
         escores = tudo[0]
         pesos = softmax(escores)
-        norma = gradiente_da_query(pesos, K[:, :dim], fator)
+        norma = sensibilidade_da_query(pesos, K[:, :dim], fator)
         peso_max = float(pesos.max())
         desvio = float(np.std(pares))
         figura.atualizar(pares, escores, pesos, dim, norma, com_escala)
-        figura.titulo_grad.set_text(f"○ query fixa: {norma:.1e}")
         divisao = f"q·k / √{dim} (÷ {fator:.3g})" if com_escala else "q·k (sem escala)"
         html = tabela([
             ("escores", divisao),
             ("desvio-padrão de todos os escores do histograma",
              f"{desvio:.2f}" + ("" if com_escala else f"   (√d = {math.sqrt(dim):.2f})")),
             (f"maior peso da softmax (query fixa, {n_keys} keys)", f"{peso_max:.3f}   (uniforme seria {1 / n_keys:.4g})"),
-            ("gradiente que chega à query ‖∂s/∂q‖ (query fixa, ○)", f"{norma:.2e}"),
+            ("sensibilidade dos pesos à query ‖∂s/∂q‖ (query fixa, ○)", f"{norma:.2e}"),
         ])
         return {"d": dim, "escalar": com_escala, "q": q[:dim], "K": K[:, :dim], "escores": escores, "pesos": pesos,
-                "peso_max": peso_max, "norma_grad": norma, "desvio_pares": desvio, "html": html}
+                "peso_max": peso_max, "sensibilidade": norma, "desvio_pares": desvio, "html": html}
 
-    return Painel(fig, controles, calcular, titulo="Por que dividir por √d: escores, pesos e gradiente")
+    return Painel(fig, controles, calcular, titulo="Por que dividir por √d: escores, pesos e sensibilidade")
 
 # ---------------------------------------------------------------------------------------------
 # Corretores
@@ -240,15 +241,15 @@ ESCORES_ESCALADOS = Exercicio(
                                                   "K": np.array([[2.0, 0.0, 1.0], [1.0, 1.0, -1.0], [0.0, 3.0, 2.0]])}),
     ])(np.random.default_rng(16)),
     certo=lambda q, K: K @ q / math.sqrt(K.shape[1]),
-    acerto="Correto! Escores escalados = K @ q / √d. No exemplo do notebook 02 (d = 2, √2 ≈ 1.414) eles dão "
+    acerto="Correto! Escores escalados = K @ q / √d. No exemplo do notebook 02 (d = 2, √2 ≈ 1,414) eles dão "
            "(0.707, 0, 0.354): os números que vão para a softmax (os do Exemplo 1).",
     erros=[
         Erro("sem escala",
              lambda q, K: f"Faltou a escala: você devolveu os escores q·kᵢ crus. Divida por √d (aqui √{K.shape[1]} ≈ "
-                          f"{math.sqrt(K.shape[1]):.3g}), senão a variância dos escores cresce com d e a softmax satura.",
+                          f"{decimal(math.sqrt(K.shape[1]), 2)}), senão a variância dos escores cresce com d e a softmax satura.",
              resposta=lambda q, K: K @ q),
         Erro("÷d em vez de ÷√d",
-             lambda q, K: f"Você dividiu por d = {K.shape[1]} em vez de √d = √{K.shape[1]} ≈ {math.sqrt(K.shape[1]):.3g}. "
+             lambda q, K: f"Você dividiu por d = {K.shape[1]} em vez de √d = √{K.shape[1]} ≈ {decimal(math.sqrt(K.shape[1]), 2)}. "
                           "Dividir por d encolhe demais: a variância vira 1/d e, com d grande, todos os escores ficam "
                           "perto de 0 (pesos quase uniformes).",
              resposta=lambda q, K: K @ q / K.shape[1]),
@@ -257,7 +258,7 @@ ESCORES_ESCALADOS = Exercicio(
                           "que o certo.",
              resposta=lambda q, K: K @ q * math.sqrt(K.shape[1])),
         Erro("÷(d/2): a precedência de d ** 1/2",
-             lambda q, K: f"Você dividiu por d/2 = {K.shape[1] / 2:g}. Cuidado com a precedência: d ** 1/2 é "
+             lambda q, K: f"Você dividiu por d/2 = {decimal(K.shape[1] / 2, 1).removesuffix(',0')}. Cuidado com a precedência: d ** 1/2 é "
                           "(d ** 1) / 2, não a raiz. Use np.sqrt(d) ou d ** 0.5.",
              resposta=lambda q, K: K @ q / (K.shape[1] / 2)),
         Erro("÷2d: a precedência de / d ** 1/2",
@@ -293,33 +294,88 @@ def check_escores_escalados(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool
 
 
 
+def densidade(amostras: np.ndarray, eixo: np.ndarray) -> np.ndarray:
+    """A densidade estimada de ``amostras`` nos pontos de ``eixo`` (igualmente espaçados): um histograma bem fino
+    suavizado por um núcleo gaussiano de largura ``1.06 σ N^(-1/5)`` (a regra de Silverman).
+
+    Ao contrário de um histograma comum, a altura do pico não depende da largura das barras: uma distribuição
+    muito estreita (``q·k / d`` com ``d = 1024``) aparece com a altura que tem de fato, ``≈ 1 / (σ √(2π))``.
+    Devolve ``(len(eixo),)``; a área sob a curva é 1 (menos o que cai fora do eixo).
+    """
+    amostras = np.asarray(amostras, dtype=float).ravel()
+    eixo = np.asarray(eixo, dtype=float)
+    passo = float(eixo[1] - eixo[0])
+    bordas = np.concatenate([eixo - passo / 2, [eixo[-1] + passo / 2]])
+    contagem, _ = np.histogram(amostras, bordas)
+    largura = max(1.06 * float(np.std(amostras)) * len(amostras) ** -0.2, passo)
+    raio = int(math.ceil(4 * largura / passo))
+    nucleo = np.exp(-0.5 * (np.arange(-raio, raio + 1) * passo / largura) ** 2)
+    nucleo /= nucleo.sum()
+    return np.convolve(contagem, nucleo, mode="same") / (len(amostras) * passo)
+
+
 # ---------------------------------------------------------------------------------------------
-# A figura da saturação (o experimento único do notebook)
+# O experimento da saturação e a sua figura
 # ---------------------------------------------------------------------------------------------
 
 #: os três divisores do experimento, com a cor e o marcador de cada um
 DIVISORES = (("sem escala", CORES["k"], "o"), ("÷ √d", CORES["v"], "s"), ("÷ d", CORES["q"], "^"))
 
 
-def desenhar_saturacao(axes: Sequence[Axes], dims: Sequence[int], maior_peso: np.ndarray, gradiente: np.ndarray,
+def experimento_saturacao(dims: Sequence[int], n_queries: int = 200, n_keys: int = 16, semente: int = 4,
+                          h: float = 1e-5) -> tuple[np.ndarray, np.ndarray]:
+    """O experimento do notebook 03: para cada ``d`` de ``dims`` e cada divisor de :data:`DIVISORES` (1, √d, d),
+    as medianas, sobre ``n_queries`` queries aleatórias (cada uma contra ``n_keys`` keys aleatórias, coordenadas
+    de média 0 e variância 1), do **maior peso** da softmax e da **sensibilidade** ``‖∂s/∂q‖``.
+
+    A sensibilidade é medida por diferenças finitas, sem fórmula nenhuma: empurra-se cada coordenada de ``q``
+    por ``±h``, mede-se quanto cada um dos ``n_keys`` pesos muda (por unidade de empurrão) e toma-se a raiz da
+    soma dos quadrados de todas essas derivadas (o mesmo número que :func:`sensibilidade_da_query` calcula pela
+    fórmula do jacobiano). Para não sortear tudo de novo a cada ``d``, sorteia vetores de ``max(dims)``
+    coordenadas e usa as ``d`` primeiras (``np.cumsum`` guarda todas as somas parciais de ``q·k``).
+
+    Devolve ``(maior_peso, sensibilidade)``, cada um ``(len(dims), 3)``: uma linha por ``d``, uma coluna por
+    divisor.
+    """
+    dims = [int(d) for d in dims]
+    rng = np.random.default_rng(semente)
+    Q = rng.standard_normal((n_queries, 1, max(dims)))
+    KK = rng.standard_normal((n_queries, n_keys, max(dims)))
+    somas_parciais = np.cumsum(Q * KK, axis=-1)  # somas_parciais[m, j, d-1] = q_m · k_mj com as d primeiras coordenadas
+    maior_peso, sensibilidade = np.zeros((len(dims), 3)), np.zeros((len(dims), 3))
+    with blas_one_thread():
+        for i, d in enumerate(dims):
+            for j, divisor in enumerate((1.0, math.sqrt(d), float(d))):
+                z = somas_parciais[:, :, d - 1] / divisor  # escores (M, n)
+                # empurrar a coordenada c de q por ±h muda o escore da key j por ±h·K[j, c] / divisor
+                passo = h * KK[:, :, :d].transpose(0, 2, 1) / divisor  # (M, d, n)
+                derivadas = (softmax(z[:, None] + passo) - softmax(z[:, None] - passo)) / (2 * h)  # (M, d, n)
+                maior_peso[i, j] = np.median(softmax(z).max(axis=-1))
+                sensibilidade[i, j] = np.median(np.sqrt(np.sum(derivadas**2, axis=(1, 2))))
+    return maior_peso, sensibilidade
+
+
+def desenhar_saturacao(axes: Sequence[Axes], dims: Sequence[int], maior_peso: np.ndarray, sensibilidade: np.ndarray,
                        n_keys: int) -> None:
     """O experimento de saturação em dois gráficos, com ``d`` em escala log₂: à esquerda o maior peso (mediana),
-    com a linha do peso uniforme ``1/n_keys``; à direita o gradiente que chega à query (mediana, escala log).
+    com a linha do peso uniforme ``1/n_keys``; à direita a sensibilidade dos pesos à query, ``‖∂s/∂q‖``
+    (mediana, escala log).
 
-    ``maior_peso`` e ``gradiente``: ``(len(dims), 3)``, uma coluna por divisor de :data:`DIVISORES` (1, √d, d).
+    ``maior_peso`` e ``sensibilidade``: ``(len(dims), 3)``, uma coluna por divisor de :data:`DIVISORES` (1, √d, d),
+    como devolve :func:`experimento_saturacao`.
     Uso: ``fig, axes = plt.subplots(1, 2, figsize=(10, 3.9))``, esta função, ``plt.show()``.
     """
     x = np.asarray(dims, dtype=float)
     for j, (rotulo, cor, marcador) in enumerate(DIVISORES):
         axes[0].plot(x, maior_peso[:, j], color=cor, marker=marcador, label=rotulo)
-        axes[1].plot(x, gradiente[:, j], color=cor, marker=marcador, label=rotulo)
+        axes[1].plot(x, sensibilidade[:, j], color=cor, marker=marcador, label=rotulo)
     axes[0].axhline(1 / n_keys, color=CORES["neutro"], ls="--", lw=1.2, label=f"uniforme (1/{n_keys})")
     axes[0].set_ylim(0, 1.05)
     axes[0].set_ylabel("maior peso (mediana)")
     axes[0].set_title("a softmax satura?")
     axes[1].set_yscale("log")
     axes[1].set_ylabel("‖∂s/∂q‖ (mediana)")
-    axes[1].set_title("quanto gradiente chega à query")
+    axes[1].set_title("sensibilidade dos pesos à query")
     for ax in axes:
         ax.set_xscale("log", base=2)
         ax.set_xticks([2, 8, 32, 128, 512], ["2", "8", "32", "128", "512"])
@@ -359,7 +415,7 @@ PREVISAO_VARIANCIA = Previsao(
 @corretor_de(PREVISAO_VARIANCIA)
 def check_previsao_variancia(previsao: Any) -> bool:
     """Confere a previsão da variância de ``q·k`` para ``d = 64`` coordenadas independentes de média 0 e
-    variância 1: ``64``. Mostra a resposta mesmo sem previsão."""
+    variância 1: ``64``. Sem previsão (``None``), não revela a resposta."""
     return conferir_previsao(PREVISAO_VARIANCIA, previsao)
 
 

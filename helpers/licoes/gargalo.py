@@ -90,7 +90,7 @@ class FiguraGargalo:
 _ESTILOS_CAPACIDADE = (
     dict(color=CORES["destaque"], ls="-", marker="o", ms=4),
     dict(color=CORES["q"], ls="-", marker="s", ms=3.5),
-    dict(color=CORES["extra"], ls="-.", marker="^", ms=3.5),
+    dict(color=CORES["k"], ls="-.", marker="^", ms=3.5),
     dict(color=CORES["v"], ls=":", marker="D", ms=3.5),
 )
 
@@ -137,8 +137,11 @@ PESOS_ILUSTRATIVOS = (0.10, 0.80, 0.10)
 
 def desenhar_historia(axes: Sequence[Axes]) -> None:
     """A figura da história, em dois eixos: à esquerda, o codificador–decodificador de 2014 (a frase
-    inteira vira **um** vetor ``c``); à direita, o decodificador com atenção, que a cada palavra olha
-    para **todos** os estados do codificador (as espessuras são :data:`PESOS_ILUSTRATIVOS`, ilustrativas).
+    inteira vira **um** vetor ``c``); à direita, o decodificador com atenção de Bahdanau, Cho e Bengio:
+    para escrever a 2ª palavra, os pesos sobre **todos** os estados do codificador saem da comparação
+    com o estado anterior do decodificador, ``s1`` (a query), e a média ponderada entra em ``s2`` (as
+    espessuras são :data:`PESOS_ILUSTRATIVOS`, ilustrativas). Simplificada: no artigo, o codificador é
+    uma RNN bidirecional; aqui ele é desenhado num sentido só.
     Uso: ``fig, axes = plt.subplots(1, 2, figsize=(11, 4))``, esta função, ``plt.show()``.
     """
     axes[0].figure.subplots_adjust(left=0.01, right=0.99, wspace=0.04)
@@ -146,7 +149,7 @@ def desenhar_historia(axes: Sequence[Axes]) -> None:
     x_enc, x_dec, x_c = (0.0, 1.3, 2.6), (5.2, 6.5, 7.8), 3.9
     for ax, com_atencao in zip(axes, (False, True)):
         ax.set_xlim(-0.6, 8.4)
-        ax.set_ylim(-0.75, 3.3)
+        ax.set_ylim(-0.95, 3.3)
         ax.axis("off")
         for i, (x, palavra) in enumerate(zip(x_enc, fonte)):
             ax.text(x, -0.45, palavra, ha="center", va="center", fontsize=12, style="italic")
@@ -169,12 +172,17 @@ def desenhar_historia(axes: Sequence[Axes]) -> None:
             ax.set_title("Sutskever et al. (2014), Cho et al. (2014):\ncodificador–decodificador", fontsize=12)
         else:
             _seta(ax, (x_enc[-1], 0.9), (x_dec[0], 0.9), CORES["neutro"], lw=1.2, alpha=0.6)
+            # o contexto de "cat": dos estados do codificador para s2 (espessura = peso)
             for x, peso in zip(x_enc, PESOS_ILUSTRATIVOS):
-                ax.annotate("", xy=(x, 1.2), xytext=(x_dec[1], 1.2),
+                ax.annotate("", xy=(x_dec[1] - 0.1, 1.2), xytext=(x, 1.2),
                             arrowprops=dict(arrowstyle="-|>", color=CORES_GARGALO["atencao"], lw=1 + 9 * peso,
-                                            connectionstyle="arc3,rad=0.35", shrinkA=6, shrinkB=6,
+                                            connectionstyle="arc3,rad=-0.35", shrinkA=6, shrinkB=6,
                                             mutation_scale=12))
-            ax.text(x_c, 3.25, "ao escrever “cat”, s2 olha para h1, h2, h3\n(espessura = peso; ilustrativo)",
+            ax.text(x_dec[0], 0.3, "query", ha="center", va="top", fontsize=10, color=CORES["k"])
+            ax.text(x_enc[1], -0.68, "codificador simplificado (no artigo, bidirecional)", ha="center", va="top",
+                    fontsize=9.5, color=CORES["neutro"])
+            ax.text(x_c, 3.25, "ao escrever “cat”: pesos sobre h1, h2, h3 comparados com s1;\n"
+                               "a média ponderada entra em s2 (espessura = peso; ilustrativo)",
                     ha="center", va="top", fontsize=10.5, color=CORES_GARGALO["atencao"])
             ax.set_title("Bahdanau, Cho e Bengio (2014):\natenção sobre os estados do codificador", fontsize=12)
 
@@ -468,5 +476,5 @@ PREVISAO_CAPACIDADE = Previsao(
 @corretor_de(PREVISAO_CAPACIDADE)
 def check_previsao_capacidade(previsao: Any) -> bool:
     """Confere a previsão do maior ``T`` que um estado de ``n = 32`` números guarda inteiro (tokens de
-    ``d = 2`` números, leitura linear): ``n / d = 16``. Mostra a resposta mesmo sem previsão."""
+    ``d = 2`` números, leitura linear): ``n / d = 16``. Sem previsão (``None``), não revela a resposta."""
     return conferir_previsao(PREVISAO_CAPACIDADE, previsao)

@@ -30,10 +30,11 @@ from ..plots import CORES
 
 
 class FiguraProdutoEscalar:
-    """Duas setas ``q`` e ``k`` no plano, o arco do ângulo entre elas e a projeção de ``k`` sobre ``q``.
+    """Duas setas ``q`` e ``k`` no plano, o arco do ângulo entre elas e a sombra (projeção) de ``k`` sobre ``q``.
 
     ``atualizar(q, k)`` recebe vetores ``(2,)``. O painel escreve os números ao lado; a figura mostra
-    a geometria: ``q·k = |q| |k| cos θ`` é o comprimento de ``q`` vezes a sombra de ``k`` sobre ele.
+    a geometria: ``q·k = |q| |k| cos θ`` é o comprimento de ``q`` vezes a sombra de ``k`` sobre ele. O
+    título traz ``q·k`` com três casas, como a prosa dos notebooks 00 e 02 (2,121).
     """
 
     def __init__(self, ax: Axes, limite: float = 3.0):
@@ -45,7 +46,7 @@ class FiguraProdutoEscalar:
         ax.axvline(0, color=CORES["neutro"], lw=0.8)
         self.sombra, = ax.plot([], [], color=CORES["k"], ls=":", lw=1.5)
         self.projecao, = ax.plot([], [], color=CORES["destaque"], lw=6, alpha=0.6, solid_capstyle="butt",
-                                 label="projeção de k sobre a direção de q")
+                                 label="sombra de k sobre a direção de q")
         self.arco, = ax.plot([], [], color=CORES["neutro"], lw=1.5)
         self.texto_angulo = ax.text(0, 0, "", color=CORES["neutro"], ha="center", va="center")
         self.seta_q, self.rotulo_q = plots.seta(ax, CORES["q"], "q")
@@ -77,7 +78,8 @@ class FiguraProdutoEscalar:
             for linha in (self.arco, self.projecao, self.sombra):
                 linha.set_data([], [])
             self.texto_angulo.set_text("")
-        self.titulo.set_text(f"q·k = {float(q @ k):.2f}")
+        produto = round(float(q @ k), 3) + 0.0  # + 0.0: sem "-0.000" quando as setas são perpendiculares
+        self.titulo.set_text(f"q·k = {produto:.3f}")
 
 def figura_produto_escalar(q: Sequence[float], k: Sequence[float], limite: float = 3.0) -> Figure:
     """Figura estática de :class:`FiguraProdutoEscalar` (devolve a ``Figure`` do pyplot)."""
@@ -95,12 +97,13 @@ class FiguraRankingKeys:
 
     As keys ficam fixas; ``atualizar(q)`` move a query, recalcula ``K @ q`` e reordena as barras
     (a barra de cima é sempre o 1º lugar, destacada em amarelo-alaranjado, como a seta da key
-    vencedora; as outras ficam em vermelho). A reta tracejada passa pela origem perpendicular a
+    vencedora; as outras ficam em laranja-avermelhado). A reta tracejada passa pela origem perpendicular a
     ``q``: as keys do lado de ``q`` têm escore positivo, as do outro lado, negativo. Devolve
     ``(escores, ordem)`` (``ordem[0]`` = índice da key vencedora).
 
     Os rótulos das keys ficam a uma distância fixa além da ponta da seta (não em cima dela) e são
-    empurrados para longe da reta tracejada, do lado da própria key, com um fundo branco por baixo.
+    empurrados para longe da reta tracejada, do lado da própria key, com um fundo branco por baixo; nunca
+    saem do quadro (uma key perto da borda tem o rótulo puxado para dentro).
     """
 
     _AFASTAMENTO_RADIAL = 0.32  # distância (em unidades do plano) entre a ponta da seta e o rótulo
@@ -167,7 +170,8 @@ class FiguraRankingKeys:
         else:
             self.fronteira.set_data([], [])
             empurrao = np.zeros_like(self.K)
-        for (_, rotulo), pos in zip(self.setas_k, self._pontas_rotulos + empurrao):
+        borda = self._limite - 0.25  # o rótulo não encosta na moldura
+        for (_, rotulo), pos in zip(self.setas_k, np.clip(self._pontas_rotulos + empurrao, -borda, borda)):
             rotulo.set_position((pos[0], pos[1]))
         ordem = np.argsort(-escores, kind="stable")
         folga = 0.03 * (self.ax_barras.get_xlim()[1] - self.ax_barras.get_xlim()[0])
@@ -502,5 +506,5 @@ PREVISAO_VENCEDORA = Previsao(
 @corretor_de(PREVISAO_VENCEDORA)
 def check_previsao_vencedora(previsao: Any) -> bool:
     """Confere a previsão de qual key de :data:`KEYS_RANKING` vence para ``q`` a 30° com comprimento 1.5 (``"k2"``;
-    aceita ``"k₂"``, ``"K2"``). Mostra a resposta mesmo sem previsão."""
+    aceita ``"k₂"``, ``"K2"``). Sem previsão (``None``), não revela a resposta."""
     return conferir_previsao(PREVISAO_VENCEDORA, previsao)

@@ -37,7 +37,13 @@ from ..corretor import (
 )
 from ..formato import subscrito, vetor
 from ..paineis import Painel, slider, tabela
-from ..plots import CORES, MAPA
+from ..plots import CORES
+
+#: mapa divergente, seguro para daltonismo, para o jacobiano (0 no meio, em branco)
+MAPA_JACOBIANO = "RdBu"
+
+#: acima deste peso o número vai para dentro da barra (em cima, sairia do eixo, que vai até 1,05)
+_DENTRO_DA_BARRA = 0.85
 
 # ---------------------------------------------------------------------------------------------
 # Figuras
@@ -47,11 +53,13 @@ from ..plots import CORES, MAPA
 class FiguraSoftmax:
     """Barras dos pesos ``s = softmax(z / T)`` e, opcionalmente, o mapa de calor do jacobiano.
 
-    ``ax_pesos`` recebe ``n`` barras (uma por escore), o valor de cada peso escrito em cima e uma
-    linha tracejada no peso uniforme ``1/n``. ``ax_jacobiano`` (ou ``None``) recebe a matriz
-    ``J[i, j] = ∂sᵢ/∂zⱼ`` com escala de cor fixa em ``[-0.25, 0.25]`` (os valores possíveis), para
-    que cores iguais signifiquem números iguais enquanto os sliders se movem; o valor vai escrito
-    em cada célula (sem barra de cores, que custaria tempo a cada redesenho do painel).
+    ``ax_pesos`` recebe ``n`` barras (uma por escore), o valor de cada peso escrito em cima (dentro da
+    barra quando ela chega perto de 1) e uma linha tracejada no peso uniforme ``1/n``
+    (explicada no rótulo do eixo x); o eixo y vai só até 1,05. ``ax_jacobiano`` (ou ``None``) recebe a
+    matriz ``J[i, j] = ∂sᵢ/∂zⱼ`` num mapa divergente seguro para daltonismo (:data:`MAPA_JACOBIANO`: 0 no
+    meio, negativos de um lado, positivos do outro) com escala fixa em ``[-0.25, 0.25]`` (os valores
+    possíveis), para que cores iguais signifiquem números iguais enquanto os sliders se movem; o valor vai
+    escrito em cada célula (sem barra de cores, que custaria tempo a cada redesenho do painel).
     ``atualizar(pesos, jacobiano)`` só muda os dados dos artistas, nada é recriado.
     """
 
@@ -62,20 +70,19 @@ class FiguraSoftmax:
         self.barras = ax_pesos.bar(idx, np.full(n, 1.0 / n), color=CORES["q"], width=0.65)
         self.rotulos = [ax_pesos.text(i, 0, "", ha="center", va="bottom", fontsize=mpl.rcParams["font.size"] + 1)
                         for i in idx]
-        ax_pesos.axhline(1.0 / n, color=CORES["neutro"], ls="--", lw=1.2, label=f"uniforme (1/{n})")
+        ax_pesos.axhline(1.0 / n, color=CORES["neutro"], ls="--", lw=1.2)
         grande = mpl.rcParams["font.size"] + 2
         ax_pesos.set_xticks(idx, [f"s{subscrito(i + 1)}" for i in idx], fontsize=grande)
-        ax_pesos.set_ylim(0, 1.3)  # a faixa acima de 1.1 fica para a legenda, longe dos rótulos das barras
+        ax_pesos.set_ylim(0, 1.05)
         ax_pesos.set_yticks(np.linspace(0, 1, 6))
         ax_pesos.set_ylabel("peso")
-        ax_pesos.legend(loc="upper right", frameon=False)
+        ax_pesos.set_xlabel(f"tracejado: o peso uniforme, 1/{n}")
         self.titulo = ax_pesos.set_title("")
         self.ax_jacobiano = ax_jacobiano
         self.imagem = None
         self.textos_j: list = []
         if ax_jacobiano is not None:
-            mapa = "cividis" if mpl.rcParams["image.cmap"] == "cividis" else MAPA
-            self.imagem = ax_jacobiano.imshow(np.zeros((n, n)), cmap=mapa, vmin=-0.25, vmax=0.25)
+            self.imagem = ax_jacobiano.imshow(np.zeros((n, n)), cmap=MAPA_JACOBIANO, vmin=-0.25, vmax=0.25)
             ax_jacobiano.set_xticks(idx, [f"z{subscrito(j + 1)}" for j in idx], fontsize=grande)
             ax_jacobiano.set_yticks(idx, [f"s{subscrito(i + 1)}" for i in idx], fontsize=grande)
             ax_jacobiano.grid(False)
@@ -88,7 +95,12 @@ class FiguraSoftmax:
         for i, (barra, rotulo, p) in enumerate(zip(self.barras, self.rotulos, pesos, strict=True)):
             barra.set_height(p)
             barra.set_color(CORES["destaque"] if i == i_max else CORES["q"])
-            rotulo.set_position((i, plots.altura_do_rotulo(self.ax, p, 1.0 / self.n, 0.015, rotulo.get_fontsize())))
+            if p > _DENTRO_DA_BARRA:  # perto de 1 o número não cabe em cima: vai para dentro da barra
+                rotulo.set_position((i, p - 0.015))
+                rotulo.set_va("top")  # (a barra acima de 0,85 é sempre a maior, amarelo-alaranjada: texto preto)
+            else:
+                rotulo.set_position((i, plots.altura_do_rotulo(self.ax, p, 1.0 / self.n, 0.015, rotulo.get_fontsize())))
+                rotulo.set_va("bottom")
             rotulo.set_text(f"{p:.3f}")
         self.titulo.set_text(titulo if titulo is not None else f"pesos (soma = {pesos.sum():.3f})")
         if self.imagem is not None and jacobiano is not None:
@@ -99,7 +111,7 @@ class FiguraSoftmax:
                     valor = jac[i, j]
                     texto = self.textos_j[i][j]
                     texto.set_text(f"{valor:+.3f}".replace("+0.000", "0.000").replace("-0.000", "0.000"))
-                    texto.set_color("black" if valor > 0.05 else "white")
+                    texto.set_color("white" if abs(valor) > 0.15 else "black")
 
 # ---------------------------------------------------------------------------------------------
 # Painéis
@@ -171,7 +183,8 @@ def painel_softmax(
 # O padrão de estabilidade de toda softmax da coleção (enunciado na seção da versão estável deste
 # notebook e cobrado por todo corretor que calcula uma softmax): linhas do mesmo lote separadas por
 # milhares, uma linha com escores muito espalhados, entrada em float32 e, onde houver máscara, uma
-# linha inteiramente mascarada. Quem subtrai o máximo de cada linha passa; quem não subtrai nada,
+# linha inteiramente mascarada. Quem subtrai o máximo de cada linha passa nos três primeiros (na linha
+# toda mascarada o máximo é -inf, e é preciso ainda trocá-lo por 0); quem não subtrai nada,
 # subtrai o mínimo ou usa um máximo só para o lote inteiro recebe NaN — e o nome do erro. Na linha
 # toda mascarada vale qualquer saída finita (zeros é a convenção da coleção; −1e9 no lugar de −inf dá
 # a média dos values); NaN ali tem nome próprio (:func:`erro_nan_na_linha_mascarada`).
@@ -366,7 +379,7 @@ def caso_linha_toda_mascarada(descricao: str = "com uma query sem nenhuma key pe
 
 def _proporcional_sem_normalizar(y: Any, certo: np.ndarray, _caso: Caso) -> bool:
     arr = np.asarray(y, dtype=float)
-    if arr.shape != certo.shape or _nao_finita(arr) or (arr <= 0).any():
+    if arr.shape != certo.shape or _nao_finita(arr) or (arr < 0).any():
         return False
     somas = arr.sum(axis=-1, keepdims=True)
     return not np.allclose(somas, 1.0, rtol=1e-6) and np.allclose(arr / somas, certo, rtol=1e-6, atol=1e-9)
@@ -377,6 +390,16 @@ def _somas_diferentes_de_1(y: Any, certo: np.ndarray, _caso: Caso) -> bool:
     return arr.shape == certo.shape and not _nao_finita(arr) and not np.allclose(arr.sum(axis=-1), 1.0, rtol=1e-6)
 
 
+def _sm(x: np.ndarray, temperatura: float = 1.0, axis: int = -1) -> np.ndarray:
+    return softmax(np.asarray(x, dtype=float), axis=axis, temperature=temperatura)
+
+
+def _maximo_de_x_antes_de_dividir(x: np.ndarray, temperatura: float = 1.0) -> np.ndarray:
+    """O erro de subtrair o máximo de ``x`` (e não o de ``x / T``): com ``T = 1`` dá a resposta certa, e é isso
+    que impede este erro de ser escolhido para quem falha já sem temperatura."""
+    return _softmax_menos(x / temperatura, x.max(axis=-1, keepdims=True))
+
+
 SOFTMAX = Exercicio(
     nome="softmax estável",
     casos=lambda: [
@@ -385,26 +408,53 @@ SOFTMAX = Exercicio(
         Caso("com escores grandes [1000, 1001, 1002]", {"x": np.array([1000.0, 1001.0, 1002.0])}),
         Caso("com escores negativos [-3, -1, -2]", {"x": np.array([-3.0, -1.0, -2.0])}),
         *casos_de_estabilidade(),
+        Caso("com temperatura = 0.5 em [[1, 2, 3], [0, 0, 5]]",
+             {"x": np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]]), "temperatura": 0.5}, nomeados=("temperatura",)),
+        Caso("com temperatura = 4 em [0.707, 0, 0.354]",
+             {"x": np.array([0.707, 0.0, 0.354]), "temperatura": 4.0}, nomeados=("temperatura",)),
+        Caso("com temperatura = 0.01 e escores grandes [1000, 1001, 1002]",
+             {"x": np.array([1000.0, 1001.0, 1002.0]), "temperatura": 0.01}, nomeados=("temperatura",)),
+        Caso("com um array de 3 eixos (2 cabeças, 2 queries, 3 keys) e temperatura = 2",
+             {"x": np.array([[[1.0, 2.0, 3.0], [3000.0, 3001.0, 3002.0]],
+                             [[-1000.0, 0.0, 1000.0], [0.0, 0.0, 0.0]]]), "temperatura": 2.0},
+             nomeados=("temperatura",)),
     ],
-    certo=lambda x: softmax(x.astype(float), axis=-1),
+    certo=lambda x, temperatura=1.0: _sm(x, temperatura),
     dica_de_forma="A softmax devolve um array da mesma forma que x: um peso para cada escore.",
-    acerto="Correto! Sua softmax é estável (escores de 1000, linhas separadas por milhares e float32 não "
-           "estouram), trabalha no último eixo e produz pesos positivos que somam 1.",
+    acerto="Correto! Sua softmax é estável (escores de 1000, linhas separadas por milhares, float32 e temperatura "
+           "pequena não estouram), divide os escores pela temperatura, trabalha no último eixo — com quantos eixos "
+           "o array tiver — e produz pesos positivos que somam 1.",
     erros=[
-        *erros_de_estabilidade(lambda trocar, x: trocar(x)),
+        Erro("o máximo de x, não de x / T (instável)",
+             "Você dividiu os escores pela temperatura, mas subtraiu o máximo de x, não o de x / T. Com T pequeno os "
+             "dois são muito diferentes: com x = [1000, 1001, 1002] e T = 0,01, x / T chega a 100 200, e tirar só "
+             "1002 deixa e^99 198, que estoura. Subtraia o máximo dos escores que vão de fato para a exponencial: "
+             "z = x / T, e depois z − z.max(axis=-1, keepdims=True).",
+             resposta=_maximo_de_x_antes_de_dividir),
+        *erros_de_estabilidade(lambda trocar, x, temperatura=1.0: trocar(x / temperatura)),
+        Erro("ignorou a temperatura",
+             "A temperatura não teve efeito: você devolveu softmax(x) mesmo com T ≠ 1. A temperatura divide os "
+             "escores **antes** da exponencial, softmax(x / T). (Dividir depois de exponenciar não adianta: a divisão "
+             "pela soma cancela qualquer fator comum.)",
+             resposta=lambda x, temperatura=1.0: _sm(x)),
+        Erro("multiplicou pela temperatura",
+             "Você multiplicou os escores pela temperatura. Ela **divide**: softmax(x / T). T grande deve deixar os "
+             "pesos mais perto do uniforme, e T pequeno, mais concentrados.",
+             resposta=lambda x, temperatura=1.0: _sm(x * temperatura)),
         Erro("eixo errado",
-             "Softmax calculada no eixo errado: numa matriz as **colunas** da sua saída somam 1, mas cada "
-             "**linha** (o último eixo) é que deve virar uma distribuição. Use axis=-1 e keepdims=True nas "
-             "reduções (max e sum).",
-             resposta=lambda x: softmax(x.astype(float), axis=0) if x.ndim == 2 else None),
+             "Softmax calculada no eixo errado: as fatias ao longo de outro eixo é que somam 1 na sua saída, mas cada "
+             "**linha** (o último eixo) é que deve virar uma distribuição. Use axis=-1 e keepdims=True nas reduções "
+             "(max e sum).",
+             resposta=lambda x, temperatura=1.0: _sm(x, temperatura, axis=0) if x.ndim >= 2 else None),
         Erro("normalizou pela matriz inteira",
-             "Você normalizou pela soma da matriz inteira: a matriz toda soma 1, mas cada linha deveria somar 1. "
-             "Some só ao longo do último eixo (axis=-1, keepdims=True).",
-             resposta=lambda x: (lambda e: e / e.sum())(np.exp(x - x.max())) if x.ndim == 2 else None),
+             "Você normalizou pela soma do array inteiro: tudo junto soma 1, mas cada linha deveria somar 1. Some só "
+             "ao longo do último eixo (axis=-1, keepdims=True).",
+             resposta=lambda x, temperatura=1.0: ((lambda z: (lambda e: e / e.sum())(np.exp(z - z.max())))(x / temperatura)
+                                                  if x.ndim >= 2 else None)),
         Erro("sem exponenciar",
              "Você normalizou x diretamente (x / soma(x)), sem exponenciar. A softmax usa exp(x) / soma(exp(x)): "
              "a exponencial garante pesos positivos mesmo com escores negativos.",
-             resposta=lambda x: x / x.sum(axis=-1, keepdims=True)),
+             resposta=lambda x, temperatura=1.0: x / x.sum(axis=-1, keepdims=True)),
         Erro("esqueceu de dividir pela soma",
              "Os pesos têm as proporções certas, mas você esqueceu de dividir pela soma: cada linha precisa somar 1. "
              "Divida exp(x) pela soma de exp(x) da linha.",
@@ -417,14 +467,17 @@ SOFTMAX = Exercicio(
 
 
 @corretor_de(SOFTMAX)
-def check_softmax(fn: Callable[[np.ndarray], Any]) -> bool:
-    """Confere uma softmax ``fn(x)`` ao longo do **último** eixo (vetor ``(n,)`` ou matriz ``(m, n)``).
+def check_softmax(fn: Callable[..., Any]) -> bool:
+    """Confere uma softmax ``fn(x, temperatura=1.0)`` de ``x / temperatura`` ao longo do **último** eixo (vetor
+    ``(n,)``, matriz ``(m, n)`` ou mais eixos).
 
     Casos: um vetor pequeno, uma matriz ``(2, 3)`` (cada linha deve somar 1), escores enormes
-    (``[1000, 1001, 1002]``), escores negativos e o padrão de estabilidade da coleção (linhas do mesmo
-    lote separadas por milhares, uma linha muito espalhada, float32). Reconhece cada erro de
-    :data:`SOFTMAX`: sem subtrair o máximo, subtraindo o mínimo, um máximo só para o lote inteiro, eixo
-    errado, normalização pela matriz inteira, sem exponenciar, sem dividir pela soma.
+    (``[1000, 1001, 1002]``), escores negativos, o padrão de estabilidade da coleção (linhas do mesmo
+    lote separadas por milhares, uma linha muito espalhada, float32) e, com ``temperatura=`` por nome, uma
+    matriz com T = 0.5, os escores do Exemplo 1 com T = 4, escores enormes com T = 0.01 e um array de 3 eixos
+    ``(cabeças, queries, keys)``. Reconhece cada erro de :data:`SOFTMAX`: as três versões instáveis, o máximo de
+    ``x`` em vez do de ``x / T``, a temperatura ignorada ou multiplicando, eixo errado, normalização pelo array
+    inteiro, sem exponenciar, sem dividir pela soma.
     """
     return conferir(SOFTMAX, fn)
 
@@ -504,24 +557,24 @@ PREVISAO_DOBRO = Previsao(
     nome="dobrar os escores",
     certo=lambda: round(float(softmax(2 * np.array(ESCORES_EXEMPLO))[0]), 3),
     revelar="Dobrar os escores dobra as **diferenças** entre eles, e a softmax só enxerga diferenças: o peso de k₁ "
-            "sobe de 0.455 para 0.576 (e o de k₂ cai de 0.225 para 0.140). A distribuição fica mais concentrada, mas "
+            "sobe de 0,455 para 0,576 (e o de k₂ cai de 0,225 para 0,140). A distribuição fica mais concentrada, mas "
             "os pesos continuam somando 1 — é a temperatura T = 1/2.",
     formato=NumeroAproximado(2),
     erros=[
         Erro("dobrou o peso",
-             "Dobrar os escores não dobra os pesos: 2 × 0.455 = 0.91, e os três pesos dobrados somariam 2. A softmax "
+             "Dobrar os escores não dobra os pesos: 2 × 0,455 = 0,91, e os três pesos dobrados somariam 2. A softmax "
              "divide pela soma das exponenciais, então os pesos somam 1 sempre; o que muda é como o 1 se reparte.",
              resposta=lambda: 2 * 0.455),
         Erro("multiplicar como somar",
              "Somar a mesma constante não muda os pesos — mas multiplicar muda: 2z aumenta as **diferenças** entre os "
-             "escores (de 0.707 − 0 para 1.414 − 0), e é delas que a softmax depende.",
+             "escores (de 0,707 − 0 para 1,414 − 0), e é delas que a softmax depende.",
              resposta=lambda: 0.455),
         Erro("ficou mais espalhado",
-             "0.394 é o que acontece ao **dividir** os escores por 2 (temperatura T = 2): diferenças menores, pesos mais "
+             "0,394 é o que acontece ao **dividir** os escores por 2 (temperatura T = 2): diferenças menores, pesos mais "
              "perto do uniforme. Dobrar faz o contrário: o maior peso cresce.",
              resposta=lambda: float(softmax(np.array(ESCORES_EXEMPLO) / 2)[0])),
         Erro("foi direto ao argmax",
-             "Dobrar concentra os pesos, mas não chega ao argmax: com diferenças de 1.4 entre os escores, e^1.4 ≈ 4 "
+             "Dobrar concentra os pesos, mas não chega ao argmax: com diferenças de 1,4 entre os escores, e^1,4 ≈ 4 "
              "ainda deixa boa parte do peso para as outras keys. O peso só se aproxima de 1 quando as diferenças "
              "ficam grandes (T → 0).",
              resposta=lambda: 1.0),
@@ -532,5 +585,6 @@ PREVISAO_DOBRO = Previsao(
 @corretor_de(PREVISAO_DOBRO)
 def check_previsao_dobro(previsao: Any) -> bool:
     """Confere a previsão do maior peso de ``softmax(2·z)`` para os escores do Exemplo 1 (≈ 0.576, com duas
-    casas) e diz o equívoco de cada previsão errada típica (0.91, 0.455, 0.394, 1)."""
+    casas) e diz o equívoco de cada previsão errada típica (0.91, 0.455, 0.394, 1). Sem previsão (``None``),
+    não revela a resposta."""
     return conferir_previsao(PREVISAO_DOBRO, previsao)

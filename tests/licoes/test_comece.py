@@ -115,7 +115,7 @@ def test_produto_escalar_accepts_right_answers_written_differently(fn):
 def test_previsao_perpendicular_names_the_misconception(previsao, erro):
     v = corrigir_previsao(comece.PREVISAO_PERPENDICULAR, previsao)
     assert not v.ok and v.erro == erro, v.mensagem
-    assert "A resposta: 0" in v.mensagem
+    assert ("A resposta: 0" in v.mensagem) == (previsao is not None), v.mensagem  # sem previsão, não revela
 
 
 @pytest.mark.parametrize("previsao", [0, 0.0, "0", "0,00", -0.001, np.float64(0.004)])

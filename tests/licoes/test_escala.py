@@ -34,19 +34,19 @@ def _gradiente_por_diferencas(q, K, divisor, h=1e-6):
 
 
 @pytest.mark.parametrize("divisor", [1.0, 2.0, 8.0])
-def test_gradiente_da_query_matches_finite_differences(divisor):
+def test_sensibilidade_da_query_matches_finite_differences(divisor):
     rng = np.random.default_rng(0)
     q, K = rng.normal(size=8), rng.normal(size=(5, 8))
     pesos = _softmax(K @ q / divisor)
-    assert licao.gradiente_da_query(pesos, K, divisor) == pytest.approx(_gradiente_por_diferencas(q, K, divisor), rel=1e-6)
-    lote = licao.gradiente_da_query(np.stack([pesos, pesos]), np.stack([K, K]), divisor)
+    assert licao.sensibilidade_da_query(pesos, K, divisor) == pytest.approx(_gradiente_por_diferencas(q, K, divisor), rel=1e-6)
+    lote = licao.sensibilidade_da_query(np.stack([pesos, pesos]), np.stack([K, K]), divisor)
     assert lote.shape == (2,) and lote[1] == pytest.approx(lote[0])
 
 
-def test_gradiente_da_query_vanishes_when_the_softmax_saturates():
+def test_sensibilidade_da_query_vanishes_when_the_softmax_saturates():
     K = np.eye(3)
-    assert licao.gradiente_da_query(_softmax(np.array([30.0, 0.0, 0.0])), K, 1.0) < 1e-11
-    assert licao.gradiente_da_query(np.full(3, 1 / 3), K, 1.0) == pytest.approx(math.sqrt(2) / 3)  # ‖I/3 − 1/9‖
+    assert licao.sensibilidade_da_query(_softmax(np.array([30.0, 0.0, 0.0])), K, 1.0) < 1e-11
+    assert licao.sensibilidade_da_query(np.full(3, 1 / 3), K, 1.0) == pytest.approx(math.sqrt(2) / 3)  # ‖I/3 − 1/9‖
 
 
 # --- painel ---------------------------------------------------------------------------------------
@@ -67,7 +67,7 @@ def _confere_estado(estado, d, escalar):
     np.testing.assert_allclose(estado["pesos"], p, rtol=1e-9, atol=1e-15)
     assert estado["peso_max"] == pytest.approx(p.max())
     divisor = math.sqrt(d) if escalar else 1.0
-    assert estado["norma_grad"] == pytest.approx(_gradiente_por_diferencas(q, K, divisor), rel=1e-4, abs=1e-12)
+    assert estado["sensibilidade"] == pytest.approx(_gradiente_por_diferencas(q, K, divisor), rel=1e-4, abs=1e-12)
     assert estado["d"] == d and estado["escalar"] is escalar
 
 
@@ -76,7 +76,7 @@ def test_default_state(painel):
     _confere_estado(estado, 256, False)
     assert painel.controles["d"].options == tuple(licao.DIMS_ESCALA)
     texto = painel.texto.value
-    assert f"{estado['peso_max']:.3f}" in texto and f"{estado['norma_grad']:.2e}" in texto
+    assert f"{estado['peso_max']:.3f}" in texto and f"{estado['sensibilidade']:.2e}" in texto
     assert "q·k (sem escala)" in texto and "√d = 16.00" in texto
 
 
@@ -112,10 +112,10 @@ def test_score_spread_grows_like_sqrt_d_and_scaling_keeps_it_near_one(painel):
 def test_saturation_and_vanishing_gradient_without_scaling(painel):
     sem = dict(painel.definir(d=1024, escalar=False))
     com = dict(painel.definir(d=1024, escalar=True))
-    assert sem["peso_max"] > 0.999 and sem["norma_grad"] < 1e-3  # one-hot: quase nada de gradiente
-    assert com["peso_max"] < 0.5 and com["norma_grad"] > 0.2
+    assert sem["peso_max"] > 0.999 and sem["sensibilidade"] < 1e-3  # one-hot: quase nada de gradiente
+    assert com["peso_max"] < 0.5 and com["sensibilidade"] > 0.2
     pequeno = painel.definir(d=2, escalar=False)
-    assert pequeno["peso_max"] < 0.5 and pequeno["norma_grad"] > 0.2  # em d = 2 ainda não satura
+    assert pequeno["peso_max"] < 0.5 and pequeno["sensibilidade"] > 0.2  # em d = 2 ainda não satura
     assert "‖∂s/∂q‖" in painel.texto.value
 
 
@@ -253,7 +253,8 @@ def test_escores_escalados_names_every_mistake(nome):
 def test_previsao_variancia_names_the_misconception(previsao, erro):
     v = corrigir_previsao(licao.PREVISAO_VARIANCIA, previsao)
     assert not v.ok and v.erro == erro, v.mensagem
-    assert "A resposta: 64" in v.mensagem
+    # a resposta só aparece depois de uma previsão (sem previsão, quem lê não a vê antes de prever)
+    assert ("A resposta: 64" in v.mensagem) == (previsao is not None), v.mensagem
 
 
 @pytest.mark.parametrize("previsao", [64, 64.0, "64", "64,2", 63.6])
@@ -355,3 +356,34 @@ def test_saturation_figure_draws_every_divisor():
     assert [t.get_text() for t in axes[1].get_legend().get_texts()] == ["sem escala", "÷ √d", "÷ d"]
     assert axes[1].get_yscale() == "log"
     plt.close(fig)
+
+
+def test_experimento_saturacao_mede_por_diferencas_o_que_a_formula_diz():
+    """As diferenças finitas do experimento batem com a fórmula do jacobiano, e os três regimes aparecem."""
+    dims = [2, 16, 1024]
+    maior_peso, sensibilidade = licao.experimento_saturacao(dims, n_queries=30, semente=9)
+    rng = np.random.default_rng(9)
+    Q = rng.standard_normal((30, 1, 1024))
+    KK = rng.standard_normal((30, 16, 1024))
+    for i, d in enumerate(dims):
+        for j, divisor in enumerate((1.0, math.sqrt(d), float(d))):
+            z = np.sum(Q[:, :, :d] * KK[:, :, :d], axis=-1) / divisor
+            pesos = np.exp(z - z.max(axis=-1, keepdims=True))
+            pesos /= pesos.sum(axis=-1, keepdims=True)
+            formula = np.median(licao.sensibilidade_da_query(pesos, KK[:, :, :d], divisor))
+            assert sensibilidade[i, j] == pytest.approx(formula, rel=1e-4, abs=1e-12), (d, j)
+            assert maior_peso[i, j] == pytest.approx(np.median(pesos.max(axis=-1)))
+    assert maior_peso[-1, 0] > 0.95 and sensibilidade[-1, 0] < sensibilidade[-1, 1]  # sem escala, satura
+    assert 0.1 < maior_peso[-1, 1] < 0.4 and maior_peso[-1, 2] < 0.1  # ÷√d no meio; ÷d quase uniforme
+
+
+def test_densidade_integra_a_um_e_mostra_o_pico_verdadeiro():
+    """A densidade estimada não depende da largura das barras: o pico de uma normal estreita sai perto de
+    1 / (σ √(2π)), e a área é 1."""
+    eixo = np.linspace(-4.5, 4.5, 4501)
+    for sigma in (1 / 32, 0.5, 1.0):
+        amostras = np.random.default_rng(0).standard_normal(4000) * sigma
+        dens = licao.densidade(amostras, eixo)
+        assert dens.shape == eixo.shape
+        assert dens.sum() * (eixo[1] - eixo[0]) == pytest.approx(1.0, abs=1e-3)
+        assert dens.max() == pytest.approx(1 / (sigma * math.sqrt(2 * math.pi)), rel=0.08)

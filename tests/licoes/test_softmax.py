@@ -242,8 +242,9 @@ def test_variantes_erradas_sao_distinguiveis():
 
 
 def test_solucao_do_exercicio_1_aceita(capsys):
-    def minha_softmax(x):
-        z = x - np.max(x, axis=-1, keepdims=True)
+    def minha_softmax(x, temperatura=1.0):
+        z = x / temperatura
+        z = z - np.max(z, axis=-1, keepdims=True)
         e = np.exp(z)
         return e / np.sum(e, axis=-1, keepdims=True)
 
@@ -251,73 +252,107 @@ def test_solucao_do_exercicio_1_aceita(capsys):
     assert "Correto" in capsys.readouterr().out
 
 
+def test_a_versao_sem_temperatura_do_texto_nao_basta(capsys):
+    """A softmax estável que o notebook mostra pronta (sem temperatura) não resolve o exercício."""
+
+    def minha_softmax(x):
+        z = x - np.max(x, axis=-1, keepdims=True)
+        e = np.exp(z)
+        return e / np.sum(e, axis=-1, keepdims=True)
+
+    assert check_softmax(minha_softmax) is False
+    assert "temperatura" in capsys.readouterr().out
+
+
 # === corretor (vindo de test_checks.py) ===
 
 # --- softmax: a certa e as erradas --------------------------------------------------------------
 
 
-def softmax_ok(x):
-    z = x - np.max(x, axis=-1, keepdims=True)
+def softmax_ok(x, temperatura=1.0):
+    z = x / temperatura
+    z = z - np.max(z, axis=-1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def softmax_sem_max(x):
-    e = np.exp(x)
+def softmax_sem_max(x, temperatura=1.0):
+    e = np.exp(x / temperatura)
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def softmax_eixo_errado(x):
-    z = x - np.max(x, axis=0, keepdims=True)
+def softmax_eixo_errado(x, temperatura=1.0):
+    z = x / temperatura
+    z = z - np.max(z, axis=0, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=0, keepdims=True)
 
 
-def softmax_soma_tudo(x):
-    e = np.exp(x - np.max(x))
+def softmax_soma_tudo(x, temperatura=1.0):
+    z = x / temperatura
+    e = np.exp(z - np.max(z))
     return e / e.sum()
 
 
-def softmax_sem_dividir(x):
-    return np.exp(x - np.max(x, axis=-1, keepdims=True))
+def softmax_sem_dividir(x, temperatura=1.0):
+    z = x / temperatura
+    return np.exp(z - np.max(z, axis=-1, keepdims=True))
 
 
-def softmax_sem_exp(x):
+def softmax_sem_exp(x, temperatura=1.0):
     return x / x.sum(axis=-1, keepdims=True)
 
 
-def softmax_esqueleto(x):
+def softmax_esqueleto(x, temperatura=1.0):
     raise NotImplementedError
 
 
-def softmax_none(x):
+def softmax_none(x, temperatura=1.0):
     pass
 
 
-def softmax_forma_errada(x):
-    return softmax_ok(x).ravel()[:1]
+def softmax_forma_errada(x, temperatura=1.0):
+    return softmax_ok(x, temperatura).ravel()[:1]
 
 
-def softmax_explode(x):
-    return np.log(x) / 0  # outro erro qualquer: vira mensagem, não traceback
+def softmax_maximo_de_x(x, temperatura=1.0):
+    e = np.exp(x / temperatura - np.max(x, axis=-1, keepdims=True))  # o máximo de x, não o de x / T
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_ignora_temperatura(x, temperatura=1.0):
+    return softmax_ok(x)
+
+
+def softmax_temperatura_depois_do_exp(x, temperatura=1.0):
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True)) / temperatura  # a divisão pela soma cancela o 1/T
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_multiplica_temperatura(x, temperatura=1.0):
+    return softmax_ok(x * temperatura)
 
 
 CASOS_SOFTMAX = [
     (softmax_sem_max, "Subtraia o máximo"),
     (softmax_eixo_errado, "eixo errado"),
-    (softmax_soma_tudo, "matriz inteira"),
+    (softmax_soma_tudo, "array inteiro"),
     (softmax_sem_dividir, "esqueceu de dividir pela soma"),
     (softmax_sem_exp, "sem exponenciar"),
     (softmax_esqueleto, "ainda não foi implementada"),
     (softmax_none, "ainda não foi implementada"),
     (softmax_forma_errada, "mesma forma"),
+    (softmax_maximo_de_x, "subtraiu o máximo de x, não o de x / T"),
+    (softmax_ignora_temperatura, "A temperatura não teve efeito"),
+    (softmax_temperatura_depois_do_exp, "A temperatura não teve efeito"),
+    (softmax_multiplica_temperatura, "Ela **divide**"),
 ]
 
 
 def test_check_softmax_accepts_reference_and_helper(capsys):
     assert check_softmax(softmax_ok) is True
     assert "Correto" in capsys.readouterr().out
-    assert check_softmax(softmax) is True
+    assert check_softmax(lambda x, temperatura=1.0: softmax(x, temperature=temperatura)) is True
 
 
 @pytest.mark.parametrize(("fn", "explicacao"), CASOS_SOFTMAX, ids=[f.__name__ for f, _ in CASOS_SOFTMAX])
@@ -329,7 +364,7 @@ def test_check_softmax_names_the_mistake(fn, explicacao, capsys):
 
 
 def test_check_softmax_reports_student_exception(capsys):
-    def softmax_com_bug(x):
+    def softmax_com_bug(x, temperatura=1.0):
         return np.exp(x) / undefined_name  # noqa: F821
 
     assert check_softmax(softmax_com_bug) is False
@@ -340,18 +375,20 @@ def test_check_softmax_reports_student_exception(capsys):
 # --- o padrão de estabilidade: os erros que passavam antes -----------------------------------------
 
 
-def softmax_menos_minimo(x):
-    e = np.exp(x - np.min(x, axis=-1, keepdims=True))
+def softmax_menos_minimo(x, temperatura=1.0):
+    z = x / temperatura
+    e = np.exp(z - np.min(z, axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def softmax_maximo_global(x):
-    e = np.exp(x - np.max(x))
+def softmax_maximo_global(x, temperatura=1.0):
+    z = x / temperatura
+    e = np.exp(z - np.max(z))
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def softmax_float32_sem_maximo(x):
-    e = np.exp(x)  # em float32, e^100 já é inf
+def softmax_float32_sem_maximo(x, temperatura=1.0):
+    e = np.exp(x / temperatura)  # em float32, e^100 já é inf
     return e / e.sum(axis=-1, keepdims=True)
 
 
@@ -369,29 +406,39 @@ def test_stability_standard_names_each_unstable_softmax(fn, nome):
     assert "Subtraia o máximo de **cada linha**" in veredito.mensagem
 
 
-def softmax_lista(x):
-    return softmax_ok(x).tolist()
+def softmax_lista(x, temperatura=1.0):
+    return softmax_ok(x, temperatura).tolist()
 
 
-
-def softmax_laco(x):
+def softmax_laco(x, temperatura=1.0):
     x = np.asarray(x, dtype=float)
     linhas = x.reshape(-1, x.shape[-1])
     saida = []
     for linha in linhas:
-        m = max(linha)
-        e = [math.exp(v - m) for v in linha]
+        z = [v / temperatura for v in linha]
+        m = max(z)
+        e = [math.exp(v - m) for v in z]
         saida.append([v / sum(e) for v in e])
     return np.array(saida).reshape(x.shape)
 
 
-def softmax_einsum_float32(x):
-    z = x - x.max(axis=-1, keepdims=True)
-    e = np.exp(z).astype(np.float32)
+def softmax_einsum_float32(x, temperatura=1.0):
+    z = x - x.max(axis=-1, keepdims=True)  # subtrair antes de dividir por T > 0 também é estável
+    e = np.exp(z / temperatura).astype(np.float32)
     return e / np.einsum("...i->...", e)[..., None]
 
 
-@pytest.mark.parametrize("fn", [softmax_lista, softmax_laco, softmax_einsum_float32])
+def softmax_potencia(x, temperatura=1.0):
+    e = np.exp(x - x.max(axis=-1, keepdims=True)) ** (1 / temperatura)  # e^(z/T) = (e^z)^(1/T)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_da_biblioteca(x, temperatura=1.0):
+    return softmax(x, temperature=temperatura)
+
+
+@pytest.mark.parametrize("fn", [softmax_lista, softmax_laco, softmax_einsum_float32, softmax_potencia,
+                                softmax_da_biblioteca])
 def test_right_softmax_written_differently_is_accepted(fn, capsys):
     assert check_softmax(fn) is True, capsys.readouterr().out
 
@@ -400,6 +447,9 @@ def test_right_softmax_written_differently_is_accepted(fn, capsys):
 
 
 ERRADAS_SOFTMAX = {
+    "o máximo de x, não de x / T (instável)": softmax_maximo_de_x,
+    "ignorou a temperatura": softmax_ignora_temperatura,
+    "multiplicou pela temperatura": softmax_multiplica_temperatura,
     "sem subtrair o máximo (instável)": softmax_sem_max,
     "subtraiu o mínimo (instável)": softmax_menos_minimo,
     "um máximo só para o lote inteiro (instável)": softmax_maximo_global,
@@ -407,7 +457,7 @@ ERRADAS_SOFTMAX = {
     "normalizou pela matriz inteira": softmax_soma_tudo,
     "sem exponenciar": softmax_sem_exp,
     "esqueceu de dividir pela soma": softmax_sem_dividir,
-    "pesos que não somam 1": lambda x: softmax_ok(x) ** 2,
+    "pesos que não somam 1": lambda x, temperatura=1.0: softmax_ok(x, temperatura) ** 2,
 }
 
 
