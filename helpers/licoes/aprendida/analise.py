@@ -228,7 +228,7 @@ def _confere_camada(modelo: ModeloConcordancia, camada: int, nome: str, limite: 
 def _logits_intervindo(modelo: ModeloConcordancia, frases: Sequence[Frase], *,
                        cabeca: tuple[int, int, np.ndarray] | None = None,
                        sem_atualizar: tuple[int, int] | None = None) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
-    """A passada para a frente do modelo, camada por camada, com uma intervenção opcional.
+    """A conta de ida do modelo (a propagação para a frente), camada por camada, com uma intervenção opcional.
 
     - ``cabeca = (l, h, vetor)``: a saída da cabeça ``h`` da camada ``l`` (antes de ``W_o``) vira ``vetor``
       ``(d_head,)`` em todas as posições;
