@@ -14,7 +14,7 @@ As três funções:
 
 - :func:`local_attention` — cada query só olha para as keys a até ``window`` posições dela.
   É a atenção exata **com uma máscara de faixa**, mas calculada sem a matriz ``n × n``:
-  custo e memória ``O(n·window)``. Perde o que está fora da janela.
+  custo ``O(n·window)``, e um bloco de queries por vez na memória. Perde o que está fora da janela.
 - :func:`linear_attention` — troca ``exp(q·k)`` por ``φ(q)·φ(k)`` e reordena as contas:
   ``φ(Q)(φ(K)ᵀV)`` custa ``O(n·d²)``. **Não** é a atenção com softmax: é outro modelo, com pesos
   mais espalhados.
@@ -537,7 +537,9 @@ def attention_costs(
       multiplicações de matrizes — ``Q Kᵀ`` e ``pesos @ V`` custam ``2·escores·d`` cada, daí
       ``4·escores·d``; na linear, ``φ(K)ᵀV`` e ``φ(Q)·(φ(K)ᵀV)`` custam ``2·n·d²`` cada: ``4·n·d²``;
     - ``numeros``: quantos números a conta precisa guardar ao mesmo tempo, além de ``q``, ``k``,
-      ``v`` e da saída — exata: a matriz de pesos ``n × n``; local: a faixa; linear: ``φ(K)ᵀV``
+      ``v`` e da saída — exata: a matriz de pesos ``n × n``; local: um bloco de escores de
+      :func:`local_attention`, ``b`` queries contra as até ``b + 2·window`` keys que elas veem
+      (``b + window`` com ``causal``; ``b = max(64, window)``, o bloco padrão dela); linear: ``φ(K)ᵀV``
       (``d × d``) e ``φ(K)ᵀ1`` (``d``); por blocos: um bloco ``B × B`` de escores e o máximo e a soma
       corridos (``2B``);
     - ``bytes``: ``numeros · bytes_per_value`` (4 = float32).
@@ -551,9 +553,12 @@ def attention_costs(
     nb = val.positive_int(bytes_per_value, "bytes_per_value")
     banda = band_count(n, window, causal=causal)
     escores_blocos = causal_tile_count(n, b) if causal else n * n
+    w = val.window(window)
+    b_local = min(n, max(64, w))  # o bloco de queries padrão de local_attention
+    faixa_local = min(n, b_local + (w if causal else 2 * w))  # as keys que um bloco de queries vê, no máximo
     custos = {
         "exata": {"escores": n * n, "flops": 4 * n * n * d, "numeros": n * n},
-        "local": {"escores": banda, "flops": 4 * banda * d, "numeros": banda},
+        "local": {"escores": banda, "flops": 4 * banda * d, "numeros": b_local * faixa_local},
         "linear": {"escores": 0, "flops": 4 * n * d * d, "numeros": d * d + d},
         "blocos": {"escores": escores_blocos, "flops": 4 * escores_blocos * d, "numeros": b * b + 2 * b},
     }
@@ -589,22 +594,28 @@ def longest_path(mask: ArrayLike) -> int:
         passos += 1
 
 
-def layer_comparison(n: int, d: int = 64, *, window: int = 128) -> dict[str, dict[str, int]]:
+def layer_comparison(n: int, d: int = 64, *, window: int = 128, chunk: int = 256) -> dict[str, dict[str, int]]:
     """Uma camada de cada tipo, com ``n`` posições e vetores de tamanho ``d``: a tabela 1 de
     *Attention Is All You Need* (Vaswani e colegas, 2017), com números em vez de ordens de grandeza.
 
     Para ``"recorrente"`` (``h_t = tanh(W_h h_{t−1} + W_x x_t)``, matrizes ``d × d``),
     ``"autoatencao"`` (a exata, causal ou não), ``"local"`` (janela causal de ``window`` posições
-    para trás) e ``"linear causal"`` (a atenção linear como recorrência, estado ``d × d``):
+    para trás), ``"linear causal"`` (a atenção linear escrita como recorrência, um token por vez, estado
+    ``d × d``) e ``"linear causal em pedaços"`` (a mesma conta na forma de :func:`linear_attention`:
+    pedaços de ``chunk`` posições, cada um de uma vez, e o estado passado de um pedaço ao seguinte):
 
     - ``flops``: as multiplicações da camada (uma multiplicação e uma soma contam 2) — recorrente:
       ``2·d²`` de ``W_h h`` mais ``2·d²`` de ``W_x x`` por posição, ``4·n·d²``; autoatenção:
-      ``4·n²·d``; local: ``4·(pares da faixa causal)·d``; linear causal: ``4·n·d²``;
+      ``4·n²·d``; local: ``4·(pares da faixa causal)·d``; linear causal: ``4·n·d²``; em pedaços, mais
+      ``4·c²·d`` por pedaço de ``c`` posições (a forma explícita dentro do pedaço, calculada inteira e
+      mascarada);
     - ``passos_sequenciais``: quantas contas precisam esperar a anterior — ``n`` na recorrência (e na
-      linear escrita como recorrência), 1 nas atenções (todas as posições de uma vez);
+      linear escrita como recorrência), ``⌈n/chunk⌉`` na linear em pedaços, 1 nas atenções (todas as
+      posições de uma vez);
     - ``caminho_maximo``: :func:`longest_path` das ligações diretas de uma camada — ``n − 1``,
       1, ``⌈(n − 1)/w⌉``; na linear causal, 1 (a saída ``i`` soma ``φ(k_j) v_jᵀ`` de todo ``j ≤ i``
-      direto no estado, mas por um estado de tamanho fixo);
+      direto no estado). O caminho conta saltos, não capacidade: na linear, o salto leva a um estado de
+      tamanho fixo, somado por cima do de todos os outros tokens;
     - ``estado``: quantos números a camada carrega de uma posição para a seguinte na geração — ``d``
       (o estado oculto), ``2·n·d`` (o KV cache, que cresce), ``2·w·d`` (a janela do cache) e
       ``d² + d``.
@@ -613,12 +624,16 @@ def layer_comparison(n: int, d: int = 64, *, window: int = 128) -> dict[str, dic
     d = val.positive_int(d, "d")
     w = min(val.window(window), n - 1) if n > 1 else 0
     banda = band_count(n, w, causal=True)
+    c = min(val.positive_int(chunk, "chunk"), n)
+    pares_pedacos = (n // c) * c * c + (n % c) ** 2  # cada pedaço calcula os seus c × c pares
     return {
         "recorrente": {"flops": 4 * n * d * d, "passos_sequenciais": n, "caminho_maximo": n - 1, "estado": d},
         "autoatencao": {"flops": 4 * n * n * d, "passos_sequenciais": 1, "caminho_maximo": 1, "estado": 2 * n * d},
         "local": {"flops": 4 * banda * d, "passos_sequenciais": 1,
                   "caminho_maximo": -(-(n - 1) // w) if w else 0, "estado": 2 * w * d},
         "linear causal": {"flops": 4 * n * d * d, "passos_sequenciais": n, "caminho_maximo": 1, "estado": d * d + d},
+        "linear causal em pedaços": {"flops": 4 * n * d * d + 4 * pares_pedacos * d, "passos_sequenciais": -(-n // c),
+                                     "caminho_maximo": 1, "estado": d * d + d},
     }
 
 

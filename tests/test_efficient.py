@@ -434,5 +434,10 @@ def test_layer_comparison_counts():
     assert t["local"]["flops"] == 4 * efficient.band_count(4096, 128, causal=True) * 64
     assert t["local"]["caminho_maximo"] == 32 and t["local"]["estado"] == 2 * 128 * 64
     assert t["linear causal"]["flops"] == t["recorrente"]["flops"] and t["linear causal"]["estado"] == 64 * 64 + 64
+    # a mesma conta em pedaços de 256: 16 passos em fila, as contas de dentro de cada pedaço a mais
+    pedacos = t["linear causal em pedaços"]
+    assert pedacos["passos_sequenciais"] == 16 and pedacos["caminho_maximo"] == 1 and pedacos["estado"] == 64 * 64 + 64
+    assert pedacos["flops"] == 4 * 4096 * 64**2 + 4 * 16 * 256**2 * 64
+    assert efficient.layer_comparison(1000, 8, chunk=256)["linear causal em pedaços"]["passos_sequenciais"] == 4
     # a atenção exata passa a recorrente quando n > d: a razão dos FLOPs é n / d
     assert t["autoatencao"]["flops"] / t["recorrente"]["flops"] == 4096 / 64

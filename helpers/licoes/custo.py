@@ -7,6 +7,7 @@ mostra e corrige.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -40,7 +41,7 @@ from ..corretor import (
     corretor_de,
 )
 from ..efficient import attention_costs, combine_states, computed_pairs
-from ..formato import bytes_legiveis, milhares, numero_legivel, vetor
+from ..formato import bytes_legiveis, decimal, milhares, numero_legivel, vetor
 from ..paineis import Painel, PainelRedesenhaSoOQueMuda
 from ..plots import CORES, MAPA
 
@@ -248,8 +249,8 @@ def painel_custo(n: int = 1024, janela: int = 16, bloco: int = 128, metodo: str 
         for nome, rotulo in (("exata", "exata"), ("local", f"local (w = {w})"), ("linear", f"linear (d = {d})"),
                              ("blocos", f"por blocos (B = {b_ef})")):
             c = custos[nome]
-            linhas.append((rotulo, f"{milhares(c['escores'])} ({100 * c['escores'] / total:.1f}% de n²)",
-                           numero_legivel(c["flops"]), bytes_legiveis(c["bytes"])))
+            linhas.append((rotulo, f"{milhares(c['escores'])} ({decimal(100 * c['escores'] / total, 1)}% de n²)",
+                           numero_legivel(c["flops"]).replace(".", ","), bytes_na_prosa(c["bytes"])))
         corpo = "".join("<tr>" + "".join(f"<td style='padding:0 0.8em'>{x}</td>" for x in lin) + "</tr>" for lin in linhas)
         html = (f"<div style='font-size:1.1em'>n = {n_} tokens · d = {d} · "
                 f"{'com' if cau else 'sem'} máscara causal · n² = {milhares(total)} pares" +
@@ -257,7 +258,8 @@ def painel_custo(n: int = 1024, janela: int = 16, bloco: int = 128, metodo: str 
                 "<div style='color:#555;font-size:0.9em'>No padrão, cada célula resume um quadrado de pares (query, "
                 "key): amarelo = calculado e usado; verde-azulado = calculado e descartado pela máscara; roxo = nem "
                 "calculado. Memória de trabalho: o que a conta guarda ao mesmo tempo além "
-                "de q, k, v e da saída — a matriz de pesos (exata), a faixa (local), φ(K)ᵀV e φ(K)ᵀ1 (linear), "
+                "de q, k, v e da saída — a matriz de pesos (exata), um bloco de queries contra a faixa de keys que "
+                "ele vê (local, como efficient.local_attention faz, um bloco por vez), φ(K)ᵀV e φ(K)ᵀ1 (linear), "
                 "um bloco B × B e o máximo e a soma corridos de B queries (por blocos).</div></div>")
         return {"n": n_, "d": d, "janela": w, "bloco": b, "metodo": met, "causal": cau, "custos": custos,
                 "padrao": padrao, "fracao_local": custos["local"]["escores"] / total,
@@ -387,7 +389,7 @@ def _acerto_combinar() -> str:
     z, vs = _blocos_grandes()
     return ("Correto! m = max(m_a, m_b), e l e acc de cada estado são multiplicados por e^(m_velho − m) antes de "
             "somar. Aplicada bloco a bloco em escores perto de 1000, a sua função leva a acc / l = "
-            f"{vetor(softmax(z) @ vs)}, a atenção exata, sem nunca calcular e^1000.")
+            f"({', '.join(f'{x:.4f}' for x in softmax(z) @ vs)}), a atenção exata, sem nunca calcular e^1000.")
 
 
 COMBINAR_ESTADOS = Exercicio(
@@ -483,7 +485,7 @@ MEMORIA_PESOS = Exercicio(
     certo=_pesos_certo,
     formato=Bytes(),
     acerto=lambda: "Correto! n² · n_heads · bytes_per_value. Com 128k tokens (n = 131072) e float32, uma única cabeça "
-                   f"já pede {bytes_legiveis(_pesos_certo(_N_LONGO, 1, 4))} só para os pesos — é por isso que ninguém "
+                   f"já pede {bytes_na_prosa(_pesos_certo(_N_LONGO, 1, 4))} só para os pesos — é por isso que ninguém "
                    "monta essa matriz inteira em contextos longos.",
     erros=[
         Erro("sem o quadrado",
@@ -530,6 +532,28 @@ def check_memoria_pesos(fn: Callable[..., Any]) -> bool:
     return conferir(MEMORIA_PESOS, fn)
 
 
+def marcas_em_ms(ax: Axes, *tempos_ms: ArrayLike) -> None:
+    """Marcas legíveis no eixo y (logarítmico) de um gráfico de tempos em milissegundos: as potências de 4
+    (0.25, 1, 4, 16, 64…) dentro da faixa dos ``tempos_ms`` — cada marca é um "andar" de ×4, o que um custo
+    quadrático sobe quando ``n`` dobra. Sem as marcas menores."""
+    from matplotlib.ticker import NullLocator
+
+    todos = np.concatenate([np.ravel(np.asarray(t, dtype=float)) for t in tempos_ms])
+    todos = todos[np.isfinite(todos) & (todos > 0)]
+    if not todos.size:
+        return
+    baixo, alto = math.ceil(math.log(todos.min(), 4)), math.floor(math.log(todos.max(), 4))
+    marcas = 4.0 ** np.arange(baixo, max(alto, baixo) + 1)
+    ax.set_yticks(marcas, [f"{m:g}" for m in marcas])
+    ax.yaxis.set_minor_locator(NullLocator())
+
+
+def bytes_na_prosa(n_bytes: float) -> str:
+    """:func:`helpers.formato.bytes_legiveis` com vírgula decimal, para frases e tabelas em português:
+    ``34603008`` → ``"33,0 MiB"``. (Um candidato a :mod:`helpers.formato`.)"""
+    return bytes_legiveis(n_bytes).replace(".", ",")
+
+
 # ---------------------------------------------------------------------------------------------
 # Medir com honestidade: tudo num núcleo só
 # ---------------------------------------------------------------------------------------------
@@ -554,7 +578,7 @@ def um_nucleo() -> Iterator[None]:
         _fast.cores, efficient.cores = originais
 
 
-def cronometrar(f: Callable[..., Any], *args: Any, repeticoes: int = 3) -> float:
+def cronometrar(f: Callable[..., Any], *args: Any, repeticoes: int = 5) -> float:
     """O menor de ``repeticoes`` tempos (em segundos) de ``f(*args)``, com tudo num núcleo só (:func:`um_nucleo`)."""
     melhor = float("inf")
     with um_nucleo():
@@ -608,6 +632,85 @@ def _blocos_com(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int,
     return estado[2] / estado[1] if dividir else estado[2]
 
 
+# O caminho, não só o resultado: qualquer conta exata (até a atenção pronta, de uma vez) dá a mesma saída. Para
+# reconhecer quem percorre as keys em blocos, K chega à função do estudante vigiado: cada fatia de linhas tirada
+# dele fica registrada. E check_atencao_por_blocos conta as chamadas à combinar do estudante (a do Exercício 1).
+
+#: a vigia da última cópia de K entregue a uma função (o corretor faz uma cópia por chamada, logo antes dela)
+_VIGIA: dict[str, int] = {"fatias": 0, "maior": 0, "combinar": 0}
+
+
+class _KeysVigiadas(np.ndarray):
+    """``K`` vigiado: cada fatia de linhas tirada dele (``K[i:j]``, ``K[i]``, um laço ``for k in K``) fica
+    registrada em ``vigia`` (quantas fatias e quantas linhas tinha a maior). Cópias inteiras (``K.copy()``,
+    ``K.astype(...)``) continuam vigiadas; as fatias e o que sai das contas, não. Uma cópia profunda (a que o
+    corretor faz antes de cada chamada) começa uma vigia nova, que passa a ser a :data:`_VIGIA`."""
+
+    vigia: dict[str, int] | None = None
+
+    def __array_finalize__(self, obj: Any) -> None:
+        origem = getattr(obj, "vigia", None)
+        self.vigia = origem if origem is not None and self.shape == getattr(obj, "shape", None) else None
+
+    def __getitem__(self, indice: Any) -> Any:
+        pedaco = super().__getitem__(indice)
+        if self.vigia is not None:
+            linhas = pedaco.shape[0] if isinstance(pedaco, np.ndarray) and pedaco.ndim == self.ndim else 1
+            self.vigia["fatias"] += 1
+            self.vigia["maior"] = max(self.vigia["maior"], linhas)
+        return pedaco
+
+    def __deepcopy__(self, memo: dict) -> _KeysVigiadas:
+        global _VIGIA
+        copia = np.array(self, copy=True, subok=False).view(_KeysVigiadas)
+        copia.vigia = _VIGIA = {"fatias": 0, "maior": 0, "combinar": 0}
+        return copia
+
+
+def _vigiado(K: np.ndarray) -> _KeysVigiadas:
+    vigiado = np.array(K, copy=True).view(_KeysVigiadas)
+    vigiado.vigia = {"fatias": 0, "maior": 0, "combinar": 0}
+    return vigiado
+
+
+def _sem_blocos(_bruta: Any, _certo: Any, caso: Caso) -> bool:
+    """A função respondeu sem que o corretor a visse percorrer as keys em blocos (só nos casos com 2 blocos ou mais):
+    nenhuma fatia de K com até ``tamanho_bloco`` linhas, e a combinar do estudante chamada menos de uma vez por
+    bloco (o primeiro bloco pode virar o estado sem combinar)."""
+    n, bloco = caso.entradas["K"].shape[0], caso.entradas["tamanho_bloco"]
+    if n <= bloco:
+        return False
+    fatiou = _VIGIA["fatias"] > 0 and _VIGIA["maior"] <= bloco
+    combinou = _VIGIA["combinar"] >= -(-n // bloco) - 1
+    return not (fatiou or combinou)
+
+
+def _contando_combinar(fn: Any) -> Any:
+    """``fn``, com as chamadas à ``combinar`` do estudante (a global do notebook que ``fn`` usa) contadas em
+    :data:`_VIGIA` durante cada chamada; a ``combinar`` original volta ao lugar depois."""
+    globais = getattr(fn, "__globals__", None)
+    if not callable(fn) or not isinstance(globais, dict) or not callable(globais.get("combinar")):
+        return fn
+
+    @functools.wraps(fn)
+    def vigiada(*args: Any, **kwargs: Any) -> Any:
+        original = globais["combinar"]
+        chamadas = [0]
+
+        def contando(*a: Any, **k: Any) -> Any:
+            chamadas[0] += 1
+            return original(*a, **k)
+
+        globais["combinar"] = contando
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            globais["combinar"] = original
+            _VIGIA["combinar"] = chamadas[0]
+
+    return vigiada
+
+
 def _casos_por_blocos() -> list[Caso]:
     rng = np.random.default_rng(11)
     casos = []
@@ -626,7 +729,7 @@ def _casos_por_blocos() -> list[Caso]:
             # um componente comum a todas as keys, alinhado com q: todos os escores perto de `centro`
             K = K * 0.3 + np.outer(np.ones(n), q) * centro * math.sqrt(d) / (q @ q)
         V = rng.normal(size=(n, d_v))
-        casos.append(Caso(descricao, {"q": q.astype(tipo), "K": K.astype(tipo), "V": V.astype(tipo),
+        casos.append(Caso(descricao, {"q": q.astype(tipo), "K": _vigiado(K.astype(tipo)), "V": V.astype(tipo),
                                       "tamanho_bloco": bloco}))
     return casos
 
@@ -658,10 +761,19 @@ POR_BLOCOS = Exercicio(
     casos=_casos_por_blocos,
     certo=_por_blocos_certo,
     formato=Array(tol=1e-5),
-    acerto="Correto! Bloco a bloco, só com o estado (m, l, acc) e a sua combinar, você chegou à atenção exata — "
-           "inclusive com escores perto de ±1000, em que e^(escore) nem cabe num float64. Nenhuma matriz de pesos "
-           "inteira existiu em momento algum.",
+    acerto="Correto! A saída bate com a atenção exata em todos os casos — último bloco menor, blocos de uma key, "
+           "escores perto de ±1000 (em que e^(escore) nem cabe num float64), escores muito espalhados e float32 —, e "
+           "a sua função percorreu as keys em blocos. (O corretor confere o resultado e o caminho — K lido em "
+           "pedaços, ou a sua combinar chamada a cada bloco —, não a memória: quem garante que só os escores de um "
+           "bloco existem por vez é o seu código.)",
     erros=[
+        Erro("sem percorrer em blocos",
+             "A saída está certa, mas o corretor não viu a sua função percorrer as keys em blocos: K não foi fatiado "
+             "em pedaços de até tamanho_bloco linhas (K[inicio:inicio + tamanho_bloco]), e a sua combinar não foi "
+             "chamada a cada bloco. Calcular todos os escores de uma vez (ou chamar a atenção pronta) dá o mesmo "
+             "número — e é justamente o que a atenção por blocos evita. Percorra K em blocos e junte o estado de "
+             "cada bloco ao acumulado com a sua combinar.",
+             quando=_sem_blocos, sempre=True),
         Erro("sem a escala √d",
              "Faltou dividir os escores por √d (d = o tamanho de q) antes de montar o estado do bloco.",
              resposta=_blocos_errado(escala=False)),
@@ -704,9 +816,11 @@ def check_atencao_por_blocos(fn: Callable[..., Any]) -> bool:
     (a referência é :func:`helpers.attention.scaled_dot_product_attention`).
 
     Casos: último bloco menor, um bloco só, blocos de 1, escores perto de +1000 e de −1000, escores muito
-    espalhados e entrada em float32. Reconhece cada erro de :data:`POR_BLOCOS`.
+    espalhados e entrada em float32. Reconhece cada erro de :data:`POR_BLOCOS`, inclusive a resposta certa
+    calculada sem percorrer as keys em blocos (nem ``K`` fatiado em pedaços de até ``tamanho_bloco`` linhas, nem a
+    ``combinar`` do estudante, a global do notebook, chamada a cada bloco).
     """
-    return conferir(POR_BLOCOS, fn)
+    return conferir(POR_BLOCOS, _contando_combinar(fn))
 
 
 # --- prever: o tamanho do estado da atenção linear causal ------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 import ipywidgets as W
 import matplotlib as mpl
 import numpy as np
-from IPython.display import HTML
+from IPython.display import HTML, Image
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
@@ -309,7 +309,9 @@ class _Quiz:
         nomes: list[str] = []
         for p in carregar_quiz():
             novos = list(p.equivocos.values()) if p.tipo == "escolha" else [e.equivoco for e in p.erros_numericos]
-            nomes += [n for n in novos if n and n not in nomes]
+            for n in novos:
+                if n and n not in nomes:  # sem repetir, nem dentro da mesma pergunta
+                    nomes.append(n)
         return nomes
 
 
@@ -656,6 +658,15 @@ def mecanismo_ao_vivo(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
 #: quantas cabeças o painel pode ter (divisores de d_model = 4)
 _CABECAS_PAINEL = (1, 2, 4)
 
+#: o mapa de cores de X, Q, K, V e da saída, que têm sinal: divergente e legível por quem tem daltonismo (azul
+#: para negativo, vermelho para positivo, branco no zero)
+MAPA_DIVERGENTE = "RdBu_r"
+
+
+def _cor_do_texto(valor: float, limite: float) -> str:
+    """Texto branco sobre as cores escuras das pontas do mapa divergente, preto no resto."""
+    return "white" if abs(valor) > 0.6 * limite else "black"
+
 
 class FiguraMecanismoVivo:
     """A figura do painel: em cima, ``X``, ``Q``, ``K``, ``V`` (com as fronteiras das cabeças e as entradas que
@@ -673,7 +684,7 @@ class FiguraMecanismoVivo:
         self.matrizes = {}
         for j, (nome, cor) in enumerate((("X", CORES["neutro"]), ("Q", CORES["q"]), ("K", CORES["k"]), ("V", CORES["v"]))):
             ax = fig.add_subplot(grade[0, j])
-            img = ax.imshow(np.zeros((n, d_model)), cmap="coolwarm", vmin=-2, vmax=2)
+            img = ax.imshow(np.zeros((n, d_model)), cmap=MAPA_DIVERGENTE, vmin=-2, vmax=2)
             textos = [[ax.text(c, i, "", ha="center", va="center", fontsize=base - 2) for c in range(d_model)] for i in range(n)]
             ax.set_xticks(range(d_model))
             ax.set_yticks(range(n), [f"tok {i}" for i in range(n)])
@@ -700,7 +711,7 @@ class FiguraMecanismoVivo:
             titulo = ax.set_title("", fontsize=base - 1)
             self.cabecas.append((ax, img, textos, titulo))
         ax = fig.add_subplot(grade[1, max_cabecas])
-        img = ax.imshow(np.zeros((n, d_out)), cmap="coolwarm", vmin=-10, vmax=10)
+        img = ax.imshow(np.zeros((n, d_out)), cmap=MAPA_DIVERGENTE, vmin=-10, vmax=10)
         textos = [[ax.text(c, i, "", ha="center", va="center", fontsize=base - 2) for c in range(d_out)] for i in range(n)]
         ax.set_xticks(range(d_out))
         ax.set_yticks(range(n), [f"tok {i}" for i in range(n)])
@@ -714,9 +725,10 @@ class FiguraMecanismoVivo:
         """Tudo o que muda de um movimento para outro (o resto fica no fundo, desenhado uma vez)."""
         dinamicos: list = [self.titulo]
         for nome, (_ax, img, textos, titulo, linhas) in self.matrizes.items():
-            dinamicos += [titulo, *linhas]
+            dinamicos.append(titulo)
             if nome in ("Q", "K"):  # X e V não dependem de nenhum controle: ficam no fundo, desenhados uma vez
                 dinamicos += [img, *(t for linha in textos for t in linha)]
+            dinamicos += linhas  # as fronteiras das cabeças depois (por cima) das imagens
         for _ax, img, textos, titulo in self.cabecas:
             dinamicos += [img, titulo, *(t for linha in textos for t in linha)]
         _ax, img, textos = self.saida
@@ -730,6 +742,7 @@ class FiguraMecanismoVivo:
             for i in range(M.shape[0]):
                 for c in range(M.shape[1]):
                     textos[i][c].set_text(f"{M[i, c]:.1f}")
+                    textos[i][c].set_color(_cor_do_texto(M[i, c], 2.0))
             forma = f"({M.shape[0]}, {M.shape[1]})"
             titulo.set_text(nome + (f" {forma}: {n_heads} × ({M.shape[0]}, {d_head})" if nome != "X" else f" {forma}"))
             for h, linha in enumerate(linhas):  # a fronteira entre as cabeças h e h + 1
@@ -757,14 +770,37 @@ class FiguraMecanismoVivo:
         for i in range(S.shape[0]):
             for c in range(S.shape[1]):
                 textos[i][c].set_text(f"{S[i, c]:.1f}")
+                textos[i][c].set_color(_cor_do_texto(S[i, c], 10.0))
         self.titulo.set_text(f"X → Q, K, V → escores → pesos (softmax) → saída, com {n_heads} cabeça"
                              f"{'s' if n_heads > 1 else ''} de d_head = {d_head}")
+
+
+class PainelMecanismo(PainelRedesenhaSoOQueMuda):
+    """O painel de :func:`painel_mecanismo`. A figura estática é a do estado atual sem os quadros das cabeças
+    que não existem com o ``n_heads`` escolhido (no painel vivo eles ficam, vazios, prontos para 4 cabeças)."""
+
+    figura: FiguraMecanismoVivo
+
+    def figura_estatica(self) -> Image:
+        vazios = [ax for h, (ax, *_resto) in enumerate(self.figura.cabecas) if h >= self.estado["n_heads"]]
+        dinamicos = self.figura.artistas_dinamicos()
+        for ax in vazios:
+            ax.set_visible(False)
+        for artista in dinamicos:  # o desenho completo pula os artistas animados (os que o painel redesenha)
+            artista.set_animated(False)
+        try:
+            return Image(data=plots.png(self.fig), format="png")
+        finally:
+            for artista in dinamicos:
+                artista.set_animated(True)
+            for ax in vazios:
+                ax.set_visible(True)
 
 
 def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W_k: ArrayLike | None = None,
                      W_v: ArrayLike | None = None, W_o: ArrayLike | None = None, *, n_heads: int = 2,
                      q0: tuple[float, float] = (1.0, 0.0), k2: tuple[float, float] = (0.5, 0.5)
-                     ) -> PainelRedesenhaSoOQueMuda:
+                     ) -> PainelMecanismo:
     """O mecanismo inteiro ao vivo, por cabeça. Sliders: as coordenadas 0 e 1 da **query do token 0**
     (``q_x``, ``q_y``), as da **key do token 2** (``k_x``, ``k_y``) e o número de cabeças (1, 2 ou 4).
 
@@ -805,9 +841,10 @@ def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W
         return {"n_heads": h, "d_head": W_q.shape[1] // h, "pesos": contas["pesos"], "escores": contas["escores"],
                 "saida": contas["saida"], "pesos_q0": pesos_q0, "html": html_}
 
-    return PainelRedesenhaSoOQueMuda(fig, controles, calcular,
-                                     "O mecanismo inteiro, ao vivo: mexa na query, numa key e nas cabeças",
-                                     figura.artistas_dinamicos())
+    painel = PainelMecanismo(fig, controles, calcular, "O mecanismo inteiro, ao vivo: mexa na query, numa key e nas "
+                                                       "cabeças", figura.artistas_dinamicos())
+    painel.figura = figura
+    return painel
 
 
 # --- prever: o peso da key esticada -----------------------------------------------------------------
@@ -819,12 +856,19 @@ def _peso_k3(escala: bool = True, esticada: bool = True) -> float:
     return float(softmax(z / math.sqrt(2) if escala else z)[2])
 
 
+class _NumeroNaProsa(NumeroAproximado):
+    """:class:`NumeroAproximado` que se mostra com vírgula decimal (a resposta aparece numa frase em português)."""
+
+    def mostrar(self, x: float) -> str:
+        return super().mostrar(x).replace(".", ",")
+
+
 PREVISAO_K3 = Previsao(
     nome="o peso da key esticada",
     certo=lambda: _peso_k3(),
     revelar="O escore de k₃ dobra (de 0,5 para 1, antes da escala), e passa a empatar com o de k₁: os dois pesos "
             "ficam em 0,401, e k₂ em 0,198. O produto escalar leva o comprimento em conta; o cosseno, não.",
-    formato=NumeroAproximado(2),
+    formato=_NumeroNaProsa(2),
     erros=[
         Erro("o cosseno no lugar do produto escalar",
              "Você manteve o peso de antes (0,32): esticar uma key sem mudar a direção dela não muda o cosseno, mas "

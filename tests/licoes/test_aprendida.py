@@ -370,6 +370,54 @@ def test_acuracia_sem_cada_cabeca(modelo, novas):
     assert sem[1, 1] < 0.85 < sem[1, 0]  # sem a cabeça da concordância o modelo cai; sem a outra, quase nada
 
 
+def test_sem_intervencao_a_passada_manual_e_a_do_modelo(modelo, novas):
+    from helpers.licoes.aprendida.analise import _logits_intervindo
+
+    logits, saidas, alvo = _logits_intervindo(modelo, novas)
+    np.testing.assert_allclose(logits, modelo.logits_lote(novas), rtol=1e-10, atol=1e-12)
+    assert len(saidas) == 2 and saidas[1].shape[:2] == (len(novas), 2)
+    assert list(alvo) == [f.posicao_alvo for f in novas]
+
+
+def test_cabeca_na_media_e_zerada(modelo, novas):
+    from helpers.licoes.aprendida.analise import _logits_intervindo
+
+    # com o vetor zero no lugar da saída da cabeça, a intervenção é a de desligar_cabeca
+    zero, _, _ = _logits_intervindo(modelo, novas, cabeca=(1, 1, np.zeros(16)))
+    np.testing.assert_allclose(zero, licao.desligar_cabeca(modelo, 1, 1).logits_lote(novas), rtol=1e-10, atol=1e-12)
+    # a média perde menos que o zero na cabeça da concordância, e ainda perde
+    media = licao.acuracia_com_media(modelo, novas, 1, 1)
+    assert licao.acuracia(licao.desligar_cabeca(modelo, 1, 1), novas) < media < 0.95
+    assert licao.acuracia_com_media(modelo, novas, 1, 0) > 0.95
+    with pytest.raises(ValueError, match="cabeças 0..1"):
+        licao.acuracia_com_media(modelo, novas, 1, 2)
+    with pytest.raises(ValueError, match="pelo menos uma frase"):
+        licao.acuracia_com_media(modelo, [], 1, 1)
+
+
+def test_revezamento_teste_causal(modelo):
+    novas = licao.gerar_frases(1000, semente=2024)
+    pesos = modelo.atencao_lote(novas)
+    fora = [f for b, f in enumerate(novas) if pesos[b, 1, 1, f.posicao_alvo].argmax() not in f.posicoes_sujeito]
+    controle = [f for f in novas if f.tokens[0] in ("hoje", "agora") and f not in fora]
+    assert fora and {f.tokens[0] for f in fora} <= {"hoje", "agora"} and controle
+    # sem a atualização da camada 0 na 1ª palavra, as frases do revezamento caem muito; as de controle, não
+    assert licao.acuracia_sem_atualizar(modelo, fora, camada=0, posicao=0) < 0.7
+    assert licao.acuracia_sem_atualizar(modelo, controle, camada=0, posicao=0) > 0.95
+    # a intervenção é só essa: numa posição que nada tem a ver, nada muda
+    from helpers.licoes.aprendida.analise import _logits_intervindo
+
+    base, _, _ = _logits_intervindo(modelo, controle)
+    mexida, _, _ = _logits_intervindo(modelo, controle, sem_atualizar=(0, 0))
+    assert not np.allclose(base, mexida)
+    with pytest.raises(ValueError, match="posições"):
+        licao.acuracia_sem_atualizar(modelo, fora, camada=0, posicao=99)
+
+
+def test_porcento_com_virgula():
+    assert licao.porcento(0.682) == "68,2%" and licao.porcento(1.0) == "100,0%" and licao.porcento(0.5, 0) == "50%"
+
+
 def test_dicas_bertviz_uniforme_da_a_referencia(modelo, novas):
     uniforme = licao.ModeloConcordancia({**modelo.parametros, "w_q0": np.zeros((32, 32)), "w_k0": np.zeros((32, 32)),
                                          "w_q1": np.zeros((32, 32)), "w_k1": np.zeros((32, 32))}, modelo.receita)
@@ -435,6 +483,18 @@ def test_vista_cada_controle_muda_a_figura(vista):
         controle.value = _outro(controle)
         assert vista.imagem.value != antes_png or vista.texto.value != antes_html, nome
         assert vista.imagem.value != antes_png, f"{nome}: a figura não mudou"
+
+
+def test_vista_exemplos_contados_a_partir_de_0_e_pesos_junto_das_keys(vista):
+    rotulos = [r for r, _ in vista.controles["frase"].options]
+    assert rotulos[:len(licao.EXEMPLOS)] == [f"exemplo {i}" for i in range(len(licao.EXEMPLOS))]
+    assert dict(vista.controles["frase"].options)["exemplo 2"] == licao.EXEMPLOS[2]
+    # o peso de cada key fica colado na coluna das keys (à esquerda dela), não na borda da figura
+    visiveis = [t for t in vista.vista.pesos if t.get_visible() and t.get_text()]
+    assert visiveis and all(t.get_position()[0] < vista.vista.X_DIR for t in visiveis)
+    # as miniaturas marcam a primeira e a última palavra
+    ax = vista.miniaturas.axes[1, 0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == [vista.estado["tokens"][0], vista.estado["tokens"][-1]]
 
 
 def test_vista_estado_inicial_e_linhas_que_somam_1(vista):

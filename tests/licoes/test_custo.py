@@ -45,6 +45,11 @@ def test_attention_costs_formulas():
     assert c["local"]["escores"] == 1024 * 33 - 16 * 17
     assert c["linear"] == {"escores": 0, "flops": 4 * 1024 * 64 * 64, "numeros": 64 * 64 + 64, "bytes": 4 * (64 * 64 + 64)}
     assert c["blocos"]["escores"] == 1024**2 and c["blocos"]["numeros"] == 128 * 128 + 2 * 128
+    # a local guarda um bloco de 64 queries contra as 64 + 2·16 keys que ele vê, como local_attention faz
+    assert c["local"]["numeros"] == 64 * (64 + 2 * 16)
+    assert attention_costs(1024, 64, window=16, causal=True)["local"]["numeros"] == 64 * (64 + 16)
+    assert attention_costs(1024, 64, window=300)["local"]["numeros"] == 300 * 900  # bloco = max(64, w)
+    assert attention_costs(32, 64, window=16)["local"]["numeros"] == 32 * 32  # nunca mais que n × n
     # a tabela da seção 1: 4 MiB, 256 MiB, 4 GiB, 64 GiB
     for n, esperado in ((1024, 4 * 2**20), (8192, 256 * 2**20), (32768, 4 * 2**30), (131072, 64 * 2**30)):
         assert attention_costs(n)["exata"]["bytes"] == esperado
@@ -109,7 +114,7 @@ def test_painel_default_state():
     assert math.isclose(e["fracao_local"], (1024 * 33 - 16 * 17) / 1024**2)
     assert e["padrao"].shape == (128, 128)
     assert _numeros_da_tabela(p.texto.value) == [1024**2, 1024 * 33 - 16 * 17, 0, 1024**2]
-    assert "4.00 MiB" in p.texto.value  # a exata com 1k tokens
+    assert "4,00 MiB" in p.texto.value  # a exata com 1k tokens
 
 
 @pytest.mark.parametrize(
@@ -132,7 +137,7 @@ def test_painel_big_n_causal_blocks():
     p = licao.painel_custo()
     p.definir(n=131072, metodo="blocos", causal=True, bloco=512)
     e = p.estado
-    assert e["custos"]["exata"]["bytes"] == 64 * 2**30 and "64.0 GiB" in p.texto.value
+    assert e["custos"]["exata"]["bytes"] == 64 * 2**30 and "64,0 GiB" in p.texto.value
     assert e["custos"]["blocos"]["escores"] == causal_tile_count(131072, 512)
     assert 0.5 < e["fracao_blocos"] < 0.51
     # a imagem: o futuro fora dos blocos da diagonal não é calculado (0), o passado é (1)
@@ -268,7 +273,7 @@ def test_check_combinar_blockwise_reaches_the_exact_attention(capsys):
     e = np.exp(z - z.max())
     np.testing.assert_allclose(saida, e / e.sum() @ vs, rtol=1e-9)
     assert licao.check_combinar_estados(combinar_certo) is True
-    assert np.array2string(saida, precision=4, suppress_small=True, separator=", ") in capsys.readouterr().out
+    assert f"({saida[0]:.4f}, {saida[1]:.4f})" in capsys.readouterr().out
 
 
 def test_check_combinar_wrong_format_and_stub(capsys):
@@ -341,7 +346,7 @@ def memoria_laco(n, n_heads=1, bytes_per_value=4):
                                 memoria_float, memoria_numpy, memoria_laco])
 def test_check_memoria_accepts_right_answers_written_differently(fn, capsys):
     assert licao.check_memoria_pesos(fn) is True
-    assert "64.0 GiB" in capsys.readouterr().out
+    assert "64,0 GiB" in capsys.readouterr().out
 
 
 def test_check_memoria_stub(capsys):
@@ -492,7 +497,15 @@ def _media_dos_blocos(q, K, V, tamanho_bloco):
     return np.mean(saidas, axis=0)
 
 
+def _atalho_da_biblioteca(q, K, V, tamanho_bloco):
+    """O número certo sem percorrer nada em blocos: a atenção pronta, de uma vez."""
+    from helpers import attention
+
+    return attention.scaled_dot_product_attention(q[None], K, V)[0][0]
+
+
 EXEMPLOS_BLOCOS = {
+    "sem percorrer em blocos": (_atalho_da_biblioteca, "não viu a sua função percorrer as keys em blocos"),
     "sem a escala √d": lambda *a: _por_blocos(*a, escala=False),
     "perdeu o último bloco": lambda *a: _por_blocos(*a, ultimo=False),
     "só o último bloco": lambda *a: _por_blocos(*a, acumular=False),
@@ -523,3 +536,83 @@ def test_previsao_estado_linear():
         v = corrigir_previsao(prev, erro.resposta())
         assert not v.ok and v.erro == erro.nome, v.mensagem
     assert corrigir_previsao(prev, 123).erro == "valor"
+
+
+# --- o caminho, não só o resultado: K fatiado em blocos, ou a combinar do estudante chamada -----------------
+
+_NOTEBOOK_BLOCOS = """
+def combinar(estado_a, estado_b):
+    m_a, l_a, acc_a = estado_a
+    m_b, l_b, acc_b = estado_b
+    m = max(m_a, m_b)
+    if m == -np.inf:
+        return estado_a
+    fator_a, fator_b = np.exp(m_a - m), np.exp(m_b - m)
+    return m, l_a * fator_a + l_b * fator_b, acc_a * fator_a + acc_b * fator_b
+
+
+def com_asarray(q, K, V, tamanho_bloco):
+    K = np.asarray(K, dtype=float)          # a vigia de K se perde aqui; a combinar, contada, não
+    estado = (-np.inf, 0.0, np.zeros(V.shape[-1]))
+    for i in range(0, K.shape[0], tamanho_bloco):
+        z = K[i:i + tamanho_bloco] @ q / np.sqrt(q.shape[-1])
+        m = z.max()
+        e = np.exp(z - m)
+        estado = combinar(estado, (m, e.sum(), e @ V[i:i + tamanho_bloco]))
+    return estado[2] / estado[1]
+
+
+def atalho(q, K, V, tamanho_bloco):
+    z = np.asarray(K, dtype=float) @ q / np.sqrt(q.shape[-1])
+    w = np.exp(z - z.max())
+    return w / w.sum() @ V
+"""
+
+
+def test_por_blocos_reconhece_o_caminho_pela_combinar_do_notebook(capsys):
+    ns = {"np": np}
+    exec(_NOTEBOOK_BLOCOS, ns)
+    original = ns["combinar"]
+    assert licao.check_atencao_por_blocos(ns["com_asarray"]) is True
+    assert ns["combinar"] is original  # a combinar do estudante volta ao lugar
+    assert "percorreu as keys em blocos" in capsys.readouterr().out
+    assert licao.check_atencao_por_blocos(ns["atalho"]) is False
+    assert "não viu a sua função percorrer as keys em blocos" in capsys.readouterr().out
+    # sem o wrapper da combinar (o corretor cru), a versão com asarray fica sem prova de blocos
+    assert corrigir(licao.POR_BLOCOS, ns["com_asarray"]).erro == "sem percorrer em blocos"
+
+
+@pytest.mark.parametrize("fonte", [
+    "lambda q, K, V, B: _blocos(q, K.astype(float), V, B)",        # cópia inteira de K: continua vigiada
+    "lambda q, K, V, B: _por_chave(q, K, V)",                      # uma key de cada vez, num laço for
+])
+def test_por_blocos_aceita_outros_caminhos(fonte):
+    def _blocos(q, K, V, B):
+        return _por_blocos(q, K, V, B)
+
+    def _por_chave(q, K, V):
+        estado = (-np.inf, 0.0, np.zeros(V.shape[-1]))
+        for k, v in zip(K, V):
+            z = k @ q / np.sqrt(len(q))
+            m = max(estado[0], z)
+            fa, e = np.exp(estado[0] - m), np.exp(z - m)
+            estado = (m, estado[1] * fa + e, estado[2] * fa + e * v)
+        return estado[2] / estado[1]
+
+    fn = eval(fonte, {"_blocos": _blocos, "_por_chave": _por_chave})
+    v = corrigir(licao.POR_BLOCOS, fn)
+    assert v.ok, v.mensagem
+
+
+def test_marcas_em_ms_e_bytes_na_prosa():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.loglog([1, 2], [0.18, 45.0], base=2)
+    licao.marcas_em_ms(ax, [0.18, 45.0])
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["0.25", "1", "4", "16"]
+    plt.close(fig)
+    assert licao.bytes_na_prosa(33 * 2**20) == "33,0 MiB" and licao.bytes_na_prosa(4 * 2**20) == "4,00 MiB"

@@ -64,6 +64,10 @@ def test_cada_opcao_errada_tem_a_sua_explicacao_e_as_letras_certas_variam():
             assert all(e.equivoco for e in p.erros_numericos), p.numero
     letras = [p.resposta for p in PERGUNTAS if p.tipo == "escolha"]
     assert len(set(letras)) >= 3, f"o gabarito não pode ser quase sempre a mesma letra: {letras}"
+    # nem quase sempre a opção mais longa (a que traz a própria justificativa): a justificativa vai para o retorno
+    mais_longas = [p.numero for p in PERGUNTAS
+                   if p.tipo == "escolha" and max(p.opcoes, key=lambda k: len(p.opcoes[k])) == p.resposta]
+    assert len(mais_longas) <= len(letras) // 4, f"a opção certa é a mais longa nas perguntas {mais_longas}"
 
 
 def test_o_gabarito_bate_com_as_contas():
@@ -71,7 +75,7 @@ def test_o_gabarito_bate_com_as_contas():
     # 2: q·k_b = 3 > q·k_a = 1, mas o cosseno prefere k_a
     q, ka, kb = np.array([1.0, 0.0]), np.array([1.0, 0.0]), np.array([3.0, 1.0])
     assert q @ kb > q @ ka and (q @ kb) / np.linalg.norm(kb) < 1.0
-    assert "q·k_b = 3" in p[2].opcoes[p[2].resposta]
+    assert "q·k_b = 3" in p[2].explicacao and "comprimento" in p[2].opcoes[p[2].resposta]
     # 3: desvio-padrão de q·k com d = 256 (e a medida confirma)
     assert p[3].resposta == math.sqrt(256)
     rng = np.random.default_rng(0)
@@ -110,11 +114,21 @@ def test_o_gabarito_bate_com_as_contas():
     exata, _ = attention.scaled_dot_product_attention(qq, kk, vv)
     assert np.allclose(efficient.blockwise_attention(qq, kk, vv, block_size=2), exata)
     assert not np.allclose(efficient.linear_attention(qq, kk, vv), exata)
-    assert "blocos" in p[15].opcoes[p[15].resposta]
-    # 16: a linear causal é uma RNN (estado fixo)
-    assert "RNN" in p[16].opcoes[p[16].resposta]
-    # 17: a matriz de pesos n × n
-    assert (16384 / 4096) ** 2 == p[17].resposta
+    assert "blocos" in p[16].opcoes[p[16].resposta]
+    # 15: o gradiente da atenção (notebook 09): só o escore de k₁ tem gradiente positivo para O₀₀
+    q2, K2, V2 = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]), np.array([[10.0, 0], [0, 10], [5, 5]])
+    _, P2 = attention.scaled_dot_product_attention(q2, K2, V2)
+    dP = np.array([[1.0, 0.0]]) @ V2.T
+    dS = P2 * (dP - (dP * P2).sum(axis=-1, keepdims=True))
+    assert [int(x > 0) for x in dS[0]] == [1, 0, 0] and "k₁" in p[15].opcoes[p[15].resposta]
+    # 17: o fator da softmax online quando o máximo passa de 3 para 5
+    assert p[17].resposta == pytest.approx(math.exp(3 - 5), abs=1e-12)
+    z1 = np.array([1.0, 3.0])
+    assert np.exp(z1 - 3).sum() * p[17].resposta == pytest.approx(np.exp(z1 - 5).sum())
+    # 18: a linear causal é uma RNN (estado fixo)
+    assert "RNN" in p[18].opcoes[p[18].resposta]
+    # 19: a matriz de pesos n × n
+    assert (16384 / 4096) ** 2 == p[19].resposta
 
 
 @pytest.mark.parametrize(
@@ -488,7 +502,7 @@ def test_o_quiz_clicavel_corrige_cada_clique_na_hora():
 
     quiz = licao.quiz_clicavel()
     assert set(quiz.controles) == {p.numero for p in PERGUNTAS}
-    assert "0 de 17" in quiz.placar.value
+    assert "0 de 19" in quiz.placar.value
     escolha = next(p for p in PERGUNTAS if p.tipo == "escolha")
     radio = quiz.controles[escolha.numero]
     assert isinstance(radio, W.RadioButtons) and radio.value is None
@@ -502,14 +516,14 @@ def test_o_quiz_clicavel_corrige_cada_clique_na_hora():
     assert isinstance(caixa, W.Text) and caixa.continuous_update is False
     caixa.value = "0,67"                                                   # Enter numa caixa de texto
     assert quiz.situacoes[_pergunta("somamos 10").numero] == "certa"
-    assert "2 de 17" in quiz.placar.value
+    assert "2 de 19" in quiz.placar.value
 
 
 def test_o_quiz_clicavel_inteiro_certo_e_o_html_sem_respostas():
     quiz = licao.quiz_clicavel()
     for p in PERGUNTAS:
         assert quiz.responder(p.numero, p.resposta) == "certa"
-    assert "17 de 17" in quiz.placar.value and "passou" in quiz.placar.value
+    assert "19 de 19" in quiz.placar.value and "passou" in quiz.placar.value
     html = licao.quiz_em_html().data
     for p in PERGUNTAS:
         assert p.explicacao[:40] not in html
@@ -550,12 +564,49 @@ def test_o_painel_tem_os_controles_pedidos_e_a_figura_estatica():
     assert p.figura_estatica().data[:4] == b"\x89PNG"
 
 
+def test_a_figura_estatica_esconde_as_cabecas_que_nao_existem_e_o_painel_continua_igual():
+    import io
+
+    from PIL import Image
+
+    p = licao.painel_mecanismo()                       # duas cabeças: os quadros das cabeças 2 e 3 ficam vazios
+    vivo_antes = p.imagem.value
+    estatica = np.asarray(Image.open(io.BytesIO(p.figura_estatica().data)).convert("L")).astype(int)
+    vivo = np.asarray(Image.open(io.BytesIO(vivo_antes)).convert("L")).astype(int)
+    assert estatica.shape == vivo.shape and (estatica != vivo).mean() > 0.005   # os quadros vazios sumiram
+    assert all(ax.get_visible() for ax, *_ in p.figura.cabecas)                   # e voltam para o painel vivo
+    p.definir(n_heads=4)
+    p.definir(n_heads=2)
+    assert p.imagem.value == vivo_antes                                           # o painel vivo não mudou
+    # com quatro cabeças, a figura estática é a do painel (o desenho completo só põe as bordas dos eixos por cima)
+    p.definir(n_heads=4)
+    estatica4 = np.asarray(Image.open(io.BytesIO(p.figura_estatica().data)).convert("RGB")).astype(int)
+    vivo4 = np.asarray(Image.open(io.BytesIO(p.imagem.value)).convert("RGB")).astype(int)
+    assert (np.abs(estatica4 - vivo4).sum(axis=-1) > 30).mean() < 0.01
+
+
+def test_as_fronteiras_das_cabecas_sao_desenhadas_por_cima_de_q_e_de_k():
+    p = licao.painel_mecanismo()
+    dinamicos = p.figura.artistas_dinamicos()
+    for nome in ("Q", "K"):
+        _ax, img, _textos, _titulo, linhas = p.figura.matrizes[nome]
+        assert all(dinamicos.index(linha) > dinamicos.index(img) for linha in linhas), nome
+        assert linhas[0].get_visible()  # duas cabeças: uma fronteira
+
+
+def test_o_mapa_das_matrizes_com_sinal_e_divergente_e_legivel():
+    p = licao.painel_mecanismo()
+    _ax, img, _t, _tt, _l = p.figura.matrizes["V"]
+    assert img.get_cmap().name == licao.MAPA_DIVERGENTE == "RdBu_r"
+
+
 def test_previsao_k3_esticada():
     from helpers.corretor import corrigir_previsao
 
     prev = licao.PREVISAO_K3
     for certa in (0.40, "0,40", 0.401, "0,4011"):
         assert corrigir_previsao(prev, certa).ok, certa
+    assert "A resposta: 0,401." in corrigir_previsao(prev, 0.4).mensagem  # vírgula decimal na frase
     assert corrigir_previsao(prev, None).erro == "pendente"
     for erro in prev.erros:
         v = corrigir_previsao(prev, round(erro.resposta(), 2))
@@ -571,11 +622,11 @@ def test_a_figura_mostra_a_forma_inteira_de_q_que_a_celula_imprime():
 
 def test_o_filtro_do_quiz_mostra_so_um_notebook():
     quiz = licao.quiz_clicavel()
-    assert "mostrando 17 de 17" in quiz.mostrando.value
+    assert "mostrando 19 de 19" in quiz.mostrando.value
     quiz.filtro.value = "07"
     visiveis = [n for n, b in quiz.blocos.items() if b.layout.display != "none"]
     assert visiveis == [p.numero for p in PERGUNTAS if p.notebook == "07"] and len(visiveis) == 3
-    assert "mostrando 3 de 17 perguntas, notebook 07" in quiz.mostrando.value
+    assert "mostrando 3 de 19 perguntas, notebook 07" in quiz.mostrando.value
     quiz.filtro.value = "todos"
     assert all(b.layout.display != "none" for b in quiz.blocos.values())
 

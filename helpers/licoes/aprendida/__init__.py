@@ -7,7 +7,8 @@ treinado em numpy com o gradiente escrito à mão, a análise das cabeças, os p
 - :mod:`.frases` — o gerador de frases sintéticas em português (sujeito, atrator, lacuna);
 - :mod:`.rede` — o modelo (embeddings + atenção de várias cabeças + leitura), o gradiente à mão,
   Adam e o treino;
-- :mod:`.analise` — acurácia, o que cada cabeça olha, desligar uma cabeça, as dicas do BertViz medidas;
+- :mod:`.analise` — acurácia, o que cada cabeça olha, desligar uma cabeça (zerada ou na média), o teste
+  causal do revezamento, as dicas do BertViz medidas;
 - :mod:`.arquivo` — o modelo treinado que vem em ``data/`` (``python -m tools.treinar``);
 - :mod:`.figuras` e :mod:`.paineis` — as figuras, a vista das cabeças e o treino ao vivo;
 - :mod:`.corretores` — os exercícios de código (o gradiente da atenção, um passo de Adam);
@@ -21,11 +22,14 @@ from .analise import (
     AnaliseCabecas,
     DicasBertViz,
     acuracia,
+    acuracia_com_media,
+    acuracia_sem_atualizar,
     acuracia_sem_cada_cabeca,
     analisar_cabecas,
     desligar_cabeca,
     medir_dicas_bertviz,
     nomear_cabecas,
+    porcento,
 )
 from .arquivo import carregar_modelo, impressao_digital, ler_metadados, salvar_modelo
 from .corretores import ADAM, GRADIENTE_ATENCAO, check_gradiente_atencao, check_passo_adam, diferencas_finitas
@@ -78,8 +82,9 @@ __all__ = [
     "vocabulario",
     "RECEITA_AO_VIVO", "RECEITA_COMPLETA", "RECEITA_RAPIDA", "Adam", "BaseSemAtencao", "ModeloConcordancia",
     "Receita", "Treino", "iniciar_modelo", "perda_e_gradientes", "treinar", "treinar_sem_atencao",
-    "DICAS", "LIMIARES", "MEDIDAS", "AnaliseCabecas", "DicasBertViz", "acuracia", "acuracia_sem_cada_cabeca",
-    "analisar_cabecas", "desligar_cabeca", "medir_dicas_bertviz", "nomear_cabecas",
+    "DICAS", "LIMIARES", "MEDIDAS", "AnaliseCabecas", "DicasBertViz", "acuracia", "acuracia_com_media",
+    "acuracia_sem_atualizar", "acuracia_sem_cada_cabeca",
+    "analisar_cabecas", "desligar_cabeca", "medir_dicas_bertviz", "nomear_cabecas", "porcento",
     "carregar_modelo", "impressao_digital", "ler_metadados", "salvar_modelo",
     "figura_duas_vistas", "figura_frases", "figura_sujeito_atrator", "figura_vista_cabecas", "papeis_da_frase",
     "EXEMPLOS", "PainelTreino", "PainelVistaCabecas", "ler_frase", "painel_treino", "painel_vista_cabecas",

@@ -9,7 +9,10 @@ Todas as medidas são médias sobre frases novas (geradas com uma semente difere
   uniforme, a referência de "não olha para nada em especial";
 - :func:`nomear_cabecas` — um nome para cada cabeça cujo número passa de um limiar declarado;
 - :func:`desligar_cabeca` e :func:`acuracia_sem_cada_cabeca` — o que o modelo perde sem uma cabeça
-  (peso de atenção não é o mesmo que importância);
+  (peso de atenção não é o mesmo que importância); :func:`acuracia_com_media` — a mesma pergunta com outra
+  intervenção (a saída da cabeça trocada pela sua média, em vez de zero);
+- :func:`acuracia_sem_atualizar` — um teste causal do revezamento: uma posição deixa de receber a
+  atualização de uma camada (o que ela "leu" ali some), e medimos a acurácia de novo;
 - :func:`medir_dicas_bertviz` — as dicas de quem lê mapas de atenção (estacionar na primeira palavra
   ou na vírgula, camadas de baixo locais), medidas neste modelo, separando a linha da lacuna (a única
   que a perda lê na última camada) das outras.
@@ -23,11 +26,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ..._fast import blas_one_thread
+from ...attention import merge_heads, scaled_dot_product_attention, split_heads
+from ...formato import decimal
 from .frases import Frase
-from .rede import BaseSemAtencao, ModeloConcordancia
+from .rede import BaseSemAtencao, ModeloConcordancia, _lote
 
-__all__ = ["MEDIDAS", "LIMIARES", "DICAS", "AnaliseCabecas", "DicasBertViz", "acuracia", "acuracia_sem_cada_cabeca",
-           "analisar_cabecas", "desligar_cabeca", "medir_dicas_bertviz", "nomear_cabecas"]
+__all__ = ["MEDIDAS", "LIMIARES", "DICAS", "AnaliseCabecas", "DicasBertViz", "acuracia", "acuracia_com_media",
+           "acuracia_sem_atualizar", "acuracia_sem_cada_cabeca", "analisar_cabecas", "desligar_cabeca",
+           "medir_dicas_bertviz", "nomear_cabecas", "porcento"]
 
 #: o que :func:`analisar_cabecas` mede, com a explicação de cada número
 MEDIDAS: dict[str, str] = {
@@ -48,6 +55,14 @@ LIMIARES: dict[str, tuple[str, float]] = {
     "propria": ("olha a própria palavra", 0.5),
     "virgula": ("estaciona na vírgula", 0.3),
 }
+
+
+def porcento(x: float, casas: int = 1) -> str:
+    """Uma fração como porcentagem para a prosa, com vírgula decimal: ``0.682`` → ``"68,2%"``.
+
+    (Um candidato a :mod:`helpers.formato`, onde mora :func:`~helpers.formato.decimal`.)
+    """
+    return f"{decimal(100 * x, casas)}%"
 
 
 def acuracia(modelo: ModeloConcordancia | BaseSemAtencao, frases: Sequence[Frase]) -> float:
@@ -195,6 +210,85 @@ def acuracia_sem_cada_cabeca(modelo: ModeloConcordancia, frases: Sequence[Frase]
     """``(n_camadas, n_cabecas)``: a acurácia em ``frases`` com cada cabeça desligada, uma de cada vez."""
     return np.array([[acuracia(desligar_cabeca(modelo, c, h), frases) for h in range(modelo.n_cabecas)]
                      for c in range(modelo.n_camadas)])
+
+
+# ---------------------------------------------------------------------------------------------
+# Outras intervenções: a cabeça na média, uma posição sem a atualização de uma camada
+# ---------------------------------------------------------------------------------------------
+
+
+def _confere_camada(modelo: ModeloConcordancia, camada: int, nome: str, limite: int, outro: int) -> None:
+    if limite <= 0:
+        raise ValueError("a intervenção precisa de pelo menos uma frase.")
+    if not (0 <= camada < modelo.n_camadas and 0 <= outro < limite):
+        raise ValueError(f"o modelo tem camadas 0..{modelo.n_camadas - 1} e {nome} 0..{limite - 1}; recebi "
+                         f"camada={camada!r}, {nome}={outro!r}.")
+
+
+def _logits_intervindo(modelo: ModeloConcordancia, frases: Sequence[Frase], *,
+                       cabeca: tuple[int, int, np.ndarray] | None = None,
+                       sem_atualizar: tuple[int, int] | None = None) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+    """A conta de ida do modelo (a propagação para a frente), camada por camada, com uma intervenção opcional.
+
+    - ``cabeca = (l, h, vetor)``: a saída da cabeça ``h`` da camada ``l`` (antes de ``W_o``) vira ``vetor``
+      ``(d_head,)`` em todas as posições;
+    - ``sem_atualizar = (l, j)``: a posição ``j`` não recebe a atualização da camada ``l``
+      (``x_{l+1}[j] = x_l[j]``: o que ela leria nessa camada some; as outras posições não mudam).
+
+    Devolve os logits ``(B, 4)``, a saída das cabeças de cada camada (``(B, H, n, d_head)``, sem a
+    intervenção) e a posição da lacuna de cada frase ``(B,)``. Sem intervenção, é a conta de
+    :meth:`ModeloConcordancia.logits_lote`.
+    """
+    p, H = modelo.parametros, modelo.n_cabecas
+    lote = _lote(frases)
+    n = lote.ids.shape[1]
+    x = p["embedding"][lote.ids] + p["posicao"][:n]  # (B, n, d)
+    mascara = lote.mascara[:, None, None, :]  # (B, 1, 1, n): ninguém olha o enchimento
+    saidas = []
+    with blas_one_thread():
+        for camada in range(modelo.n_camadas):
+            qh, kh, vh = (split_heads(x @ p[f"{w}{camada}"], H) for w in ("w_q", "w_k", "w_v"))  # (B, H, n, d_head)
+            cabecas, _ = scaled_dot_product_attention(qh, kh, vh, mascara)  # (B, H, n, d_head)
+            saidas.append(cabecas.copy())
+            if cabeca is not None and cabeca[0] == camada:
+                cabecas[:, cabeca[1]] = cabeca[2]
+            a = merge_heads(cabecas) @ p[f"w_o{camada}"]  # (B, n, d)
+            if sem_atualizar is not None and sem_atualizar[0] == camada:
+                a[:, sem_atualizar[1]] = 0.0
+            x = x + a if modelo.receita.residual else a
+    lacuna = x[np.arange(len(frases)), lote.posicao_alvo]  # (B, d)
+    return lacuna @ p["w_saida"] + p["b_saida"], saidas, lote.posicao_alvo
+
+
+def _acerto(logits: np.ndarray, frases: Sequence[Frase]) -> float:
+    return float(np.mean(np.argmax(logits, axis=-1) == np.array([f.classe for f in frases])))
+
+
+def acuracia_com_media(modelo: ModeloConcordancia, frases: Sequence[Frase], camada: int, cabeca: int) -> float:
+    """A acurácia em ``frases`` com a saída da cabeça ``(camada, cabeca)`` trocada, em todas as posições, pela
+    **média** da saída dela nas linhas da lacuna dessas mesmas frases (antes de ``W_o``).
+
+    É outra forma de "desligar" (a *mean ablation*): zerar (:func:`desligar_cabeca`) põe na camada seguinte um
+    vetor que o modelo nunca viu no treino; a média tira só o que a cabeça diz de **cada** frase, e deixa o
+    que ela diz igual em todas.
+    """
+    _confere_camada(modelo, camada, "cabeças", modelo.n_cabecas if len(frases) else 0, cabeca)
+    _, saidas, alvo = _logits_intervindo(modelo, frases)
+    media = saidas[camada][np.arange(len(frases)), cabeca, alvo].mean(axis=0)  # (d_head,)
+    logits, _, _ = _logits_intervindo(modelo, frases, cabeca=(camada, cabeca, media))
+    return _acerto(logits, frases)
+
+
+def acuracia_sem_atualizar(modelo: ModeloConcordancia, frases: Sequence[Frase], camada: int, posicao: int) -> float:
+    """A acurácia em ``frases`` quando a posição ``posicao`` não recebe a atualização da camada ``camada``
+    (o vetor dela segue para a camada seguinte como entrou: o que ela leu nessa camada some).
+
+    Um teste causal: se a lacuna lê o sujeito **através** dessa posição (um revezamento), a acurácia cai; se
+    não, ela não muda.
+    """
+    _confere_camada(modelo, camada, "posições", min((len(f.tokens) for f in frases), default=0), posicao)
+    logits, _, _ = _logits_intervindo(modelo, frases, sem_atualizar=(camada, posicao))
+    return _acerto(logits, frases)
 
 
 # ---------------------------------------------------------------------------------------------

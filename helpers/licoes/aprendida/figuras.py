@@ -29,8 +29,10 @@ __all__ = [
     "figura_frases", "figura_sujeito_atrator", "figura_vista_cabecas", "papeis_da_frase",
 ]
 
-#: a cor de cada papel de uma palavra (Okabe–Ito: distinguíveis por quem tem daltonismo)
-COR_PAPEL = {"sujeito": CORES["q"], "atrator": CORES["k"], "distrator": CORES["destaque"], "lacuna": "black",
+#: a cor de cada papel de uma palavra (Okabe–Ito). O atrator (vermelhão) e o distrator ficam longe um do outro
+#: também para quem tem daltonismo: o distrator é rosa-arroxeado, não laranja (laranja e vermelhão se confundem
+#: na deuteranopia); nas barras, o distrator ainda leva hachura
+COR_PAPEL = {"sujeito": CORES["q"], "atrator": CORES["k"], "distrator": CORES["saida"], "lacuna": "black",
              "outra": CORES["neutro"]}
 
 #: a cor das linhas de cada cabeça ``(camada, cabeça)`` na vista e da moldura da sua miniatura
@@ -135,16 +137,16 @@ def desenhar_sujeito_atrator(ax: Axes, analise: AnaliseCabecas, titulo: str = ""
     m, u = analise.medidas, analise.uniforme
     n_camadas, n_cabecas = m["sujeito"].shape
     cabecas = [(c, h) for c in range(n_camadas) for h in range(n_cabecas)]
-    series = [("sujeito", "sujeito", COR_PAPEL["sujeito"]), ("atrator", "atrator", COR_PAPEL["atrator"]),
-              ("distrator", "abertura nominal", COR_PAPEL["distrator"])]
+    series = [("sujeito", "sujeito", COR_PAPEL["sujeito"], ""), ("atrator", "atrator", COR_PAPEL["atrator"], ""),
+              ("distrator", "abertura nominal (distrator)", COR_PAPEL["distrator"], "//")]
     largura = 0.26
     x = np.arange(len(cabecas))
     tamanho = mpl.rcParams["font.size"] - 1
     ax.set_ylim(0, 1.32)
-    for k, (nome, rotulo, cor) in enumerate(series):
+    for k, (nome, rotulo, cor, hachura) in enumerate(series):
         pos = x + (k - 1) * largura
         valores = [m[nome][c, h] for c, h in cabecas]
-        ax.bar(pos, valores, width=largura * 0.92, color=cor, label=rotulo)
+        ax.bar(pos, valores, width=largura * 0.92, color=cor, label=rotulo, hatch=hachura, edgecolor="white", lw=0)
         for p, val_, (c, h) in zip(pos, valores, cabecas, strict=True):
             y = plots.altura_do_rotulo(ax, val_, u[nome][c, h], 0.015, tamanho)
             ax.text(p, y, f"{val_:.2f}", ha="center", va="bottom", fontsize=tamanho)
@@ -194,8 +196,11 @@ class VistaCabeca:
                          for i in range(n_max)]
         self.direita = [ax.text(self.X_DIR + 0.02, -j, "", ha="left", va="center", fontsize=tamanho)
                         for j in range(n_max)]
-        self.pesos = [ax.text(1.04, -j, "", ha="right", va="center", fontsize=tamanho - 1, color=CORES["neutro"],
-                              clip_on=False) for j in range(n_max)]
+        # o peso de cada key fica colado nela, na ponta da linha (por cima, num fundo branco)
+        self.pesos = [ax.text(self.X_DIR - 0.012, -j, "", ha="right", va="center", fontsize=tamanho - 2,
+                              color=CORES["neutro"], zorder=3,
+                              bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none", alpha=0.85))
+                      for j in range(n_max)]
         self.linhas = LineCollection([], capstyle="round")
         ax.add_collection(self.linhas)
         self.titulo = ax.text(0.02, 1.0, "", ha="left", va="bottom", transform=ax.transAxes,
@@ -227,6 +232,7 @@ class VistaCabeca:
             # os pesos que arredondam para 0.00 ficam em branco: menos texto para ler e para desenhar
             mostra = linha is not None and i < n and w[linha, i] >= 0.005
             self.pesos[i].set_text(f"{w[linha, i]:.2f}" if mostra else "")
+            self.pesos[i].set_visible(mostra)
         queries = range(n) if linha is None else [linha]
         segmentos, cores, larguras = [], [], []
         rgba = np.array(to_rgba(cor))
@@ -264,15 +270,25 @@ class Miniaturas:
             for lado in ax.spines.values():
                 lado.set_visible(True)
 
-    def atualizar(self, pesos: np.ndarray, escolhida: tuple[int, int], linha: int | None = None) -> None:
-        """``pesos`` ``(n_camadas, n_cabecas, n, n)``; ``escolhida`` = ``(camada, cabeça)`` da vista grande."""
+    def atualizar(self, pesos: np.ndarray, escolhida: tuple[int, int], linha: int | None = None,
+                  tokens: Sequence[str] | None = None) -> None:
+        """``pesos`` ``(n_camadas, n_cabecas, n, n)``; ``escolhida`` = ``(camada, cabeça)`` da vista grande;
+        ``tokens``, se dados, marcam a primeira e a última palavra nas bordas (embaixo e à esquerda)."""
         n = pesos.shape[-1]
+        n_camadas, n_cabecas = self.axes.shape
         for (c, h), img in self.imagens.items():
             img.set_data(pesos[c, h])
             img.set_extent((-0.5, n - 0.5, n - 0.5, -0.5))
             ax = self.axes[c, h]
             ax.set_xlim(-0.5, n - 0.5)
             ax.set_ylim(n - 0.5, -0.5)
+            if tokens is not None:
+                pontas = [0, n - 1]
+                rotulos = [tokens[0], tokens[n - 1]]
+                tamanho = mpl.rcParams["font.size"] - 3
+                ax.set_xticks(pontas, rotulos if c == n_camadas - 1 else ["", ""], fontsize=tamanho)
+                ax.set_yticks(pontas, rotulos if h == 0 else ["", ""], fontsize=tamanho)
+                ax.tick_params(length=2, pad=1)
             cor = CORES_CABECAS.get((c, h), "black") if (c, h) == escolhida else CORES["neutro"]
             for lado in ax.spines.values():
                 lado.set_edgecolor(cor)
@@ -328,7 +344,7 @@ def figura_vista_cabecas(pesos: np.ndarray, tokens: Sequence[str], camada: int, 
     papeis = papeis_da_frase(tokens, frase)
     vista.atualizar(pesos[camada, cabeca], tokens, papeis, CORES_CABECAS.get((camada, cabeca), CORES["q"]), linha,
                     titulo_da_vista(camada, cabeca, tokens, linha))
-    miniaturas.atualizar(pesos, (camada, cabeca), linha)
+    miniaturas.atualizar(pesos, (camada, cabeca), linha, tokens)
     return fig
 
 

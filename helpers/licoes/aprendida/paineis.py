@@ -141,7 +141,7 @@ class PainelVistaCabecas(Painel):
         papeis = papeis_da_frase(tokens)
         self.vista.atualizar(pesos[c, h], tokens, papeis, CORES_CABECAS.get((c, h), CORES["q"]), escolhida,
                              titulo_da_vista(c, h, tokens, escolhida))
-        self.miniaturas.atualizar(pesos, (c, h), escolhida)
+        self.miniaturas.atualizar(pesos, (c, h), escolhida, tokens)
         previsao = ALVOS[int(np.argmax(probs))]
         lacuna = len(tokens) - 1
         peso_sujeito = float(pesos[c, h, lacuna, papeis["sujeito"]].sum())
@@ -259,7 +259,8 @@ def painel_vista_cabecas(modelo: ModeloConcordancia | None = None, frase: str = 
         from .arquivo import carregar_modelo
 
         modelo = carregar_modelo()
-    opcoes_frase = [(f"exemplo {i + 1}", f) for i, f in enumerate(EXEMPLOS)] + [("a digitada", DIGITADA)]
+    # contados a partir de 0, como licao.EXEMPLOS[i] no código (e os tokens, as camadas e as cabeças)
+    opcoes_frase = [(f"exemplo {i}", f) for i, f in enumerate(EXEMPLOS)] + [("a digitada", DIGITADA)]
     if frase not in [valor for _, valor in opcoes_frase]:
         raise ValueError(f"frase precisa ser uma de EXEMPLOS ou {DIGITADA!r}; recebi {frase!r}.")
     tokens = ler_frase(texto) if frase == DIGITADA else frase.split()

@@ -86,9 +86,10 @@ PREVISAO_CAMADA = Previsao(
     erros=[
         Erro("a primeira camada",
              "Na camada 0, o vetor de cada palavra é só ela mesma mais a sua posição: o «os» do sujeito e o «os» do "
-             "atrator são o mesmo embedding, e a posição de cada um muda de frase para frase. Uma cabeça da camada 0 "
-             "não tem como saber qual dos dois é o sujeito — para isso é preciso olhar o vizinho (há uma preposição "
-             "antes?), e é o que a camada 0 faz para a camada 1 usar.",
+             "atrator têm o mesmo embedding de palavra. A posição ajuda um pouco (o sujeito vem antes do atrator), e "
+             "as cabeças da camada 0 olham para o sujeito acima do uniforme — mas a posição dele muda de frase para "
+             "frase, e para ter certeza é preciso contexto, que só existe depois de uma camada de mistura. A cabeça "
+             "nítida está na camada 1.",
              resposta=lambda: 0),
     ],
 )

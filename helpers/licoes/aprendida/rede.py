@@ -169,7 +169,7 @@ def _tokens_da_frase(tokens: Sequence[str] | str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# 3. O modelo: a passada para a frente
+# 3. O modelo: a conta de ida (a propagação para a frente)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -331,7 +331,7 @@ def iniciar_modelo(receita: Receita = RECEITA_COMPLETA) -> ModeloConcordancia:
 
 
 def _logits(p: dict[str, np.ndarray], lote: _Lote, n_cabecas: int, residual: bool) -> tuple[np.ndarray, tuple]:
-    """Os logits ``(B, 4)`` e o que a passada para trás precisa: ``(x_L, entradas, pesos, h)``."""
+    """Os logits ``(B, 4)`` e o que a conta de volta (a retropropagação) precisa: ``(x_L, entradas, pesos, h)``."""
     x, entradas, pesos = _frente(p, lote.ids, lote.mascara, n_cabecas, residual)
     h = x[np.arange(len(lote.ids)), lote.posicao_alvo]  # (B, d): o vetor da lacuna
     logits = h @ p["w_saida"] + p["b_saida"]  # (B, 4)
