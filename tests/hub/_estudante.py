@@ -72,7 +72,8 @@ class Estudante:
 
     def esperar_notebook(self) -> None:
         self.pagina.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
-        self.pagina.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+        # com dois notebooks abertos há dois indicadores, e o da aba escondida fica invisível
+        self.pagina.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']:visible", timeout=120_000)
 
     def comando(self, comando: str) -> None:
         """Clica no item de menu de ``comando`` (procura em cada menu do menu principal)."""

@@ -182,7 +182,7 @@ def test_link_de_outro_repositorio_numa_copia_nova_prende_a_pasta(hub, origem, e
 def test_celula_que_pede_memoria_demais_recebe_memoryerror_e_o_kernel_vive(eva):
     """O limite por processo da configuração da turma (c.Spawner.mem_limit) vira MemoryError na célula."""
     escrever_notebook(eva.copia / "notebooks" / "rascunho_memoria.ipynb", [
-        "from helpers import widgets\n\npainel = widgets.painel_produto_escalar()\npainel",
+        "from helpers.licoes import produto_escalar\n\npainel = produto_escalar.painel_produto_escalar()\npainel",
         "import numpy as np\n\n# 4 GiB: mais que o limite de 2 GB por processo da configuração da turma\n"
         "grande = np.empty(4 * 1024**3 // 8)",
         "print('o kernel continua vivo')",
@@ -193,7 +193,7 @@ def test_celula_que_pede_memoria_demais_recebe_memoryerror_e_o_kernel_vive(eva):
     assert "MemoryError" in erros, f"esperava um MemoryError na célula; saídas de erro:\n{erros}"
     eva.capturar("memoria_esgotada", elemento=eva.notebook())
     # o kernel não morreu: ocioso, e o painel de antes continua reagindo
-    assert eva.pagina.query_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    assert eva.pagina.query_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']:visible")
     problemas = eva.mover_slider(eva.paineis()[0], "eva · rascunho_memoria")
     assert not problemas, "\n".join(problemas)
     # e o trabalho salvo continua lá
@@ -231,7 +231,7 @@ def test_kernel_que_morre_com_o_painel_na_tela(eva):
     assert ("appears to have died" in texto or "morreu" in texto) and "00_comece_aqui.ipynb" in texto, texto
     eva.capturar("kernel_morreu")
     eva.fechar_dialogo()
-    eva.pagina.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    eva.pagina.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']:visible", timeout=60_000)
 
     # o painel continua na tela, mas morto: o slider se move e a figura NÃO muda (sem aviso nenhum)
     antes = retrato_estavel(painel)
