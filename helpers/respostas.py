@@ -123,7 +123,8 @@ class Numero(Formato):
         return math.isclose(a, b, rel_tol=self.rel, abs_tol=self.abs)
 
     def mostrar(self, x: float) -> str:
-        return f"{x:.6g}"
+        """Para a frase do corretor, com vírgula decimal (``3.85`` → ``"3,85"``)."""
+        return f"{x:.6g}".replace(".", ",")
 
 
 def _descrever(y: Any) -> str:
@@ -260,5 +261,5 @@ class NumeroAproximado(Numero):
         return abs(a - b) <= tolerancia_de(self.casas)
 
     def mostrar(self, x: float) -> str:
-        """Com uma casa a mais que a precisão pedida (``0.4555`` com 2 casas → ``0.456``)."""
-        return f"{x:.{self.casas + 1}f}".rstrip("0").rstrip(".") or "0"
+        """Com uma casa a mais que a precisão pedida e vírgula decimal (``0.4555`` com 2 casas → ``"0,456"``)."""
+        return (f"{x:.{self.casas + 1}f}".rstrip("0").rstrip(".") or "0").replace(".", ",")

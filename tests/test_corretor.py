@@ -156,7 +156,7 @@ def test_prediction_reveals_and_names_the_misconception():
     for certo in (0.46, "0,46", 0.455, np.float32(0.456)):
         assert corrigir_previsao(prev, certo).ok, certo
     v = corrigir_previsao(prev, 0.33)
-    assert not v.ok and v.erro == "média simples" and "A resposta: 0.456" in v.mensagem
+    assert not v.ok and v.erro == "média simples" and "A resposta: 0,456" in v.mensagem
     assert corrigir_previsao(prev, None).erro == "pendente" and "A resposta" not in corrigir_previsao(prev, None).mensagem
     assert corrigir_previsao(prev, "muito").erro == "tipo"
     assert corrigir_previsao(Previsao("vencedora", "k₂", "k₂ é a mais alinhada.", Texto()), " K2 ").ok

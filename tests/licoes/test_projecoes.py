@@ -636,7 +636,7 @@ def test_previsao_simetria_tem_um_exemplo_por_erro():
 def test_previsao_simetria_nomeia_cada_equivoco(nome):
     v = corrigir_previsao(licao.PREVISAO_SIMETRIA, ERRADAS_SIMETRIA[nome])
     assert not v.ok and v.erro == nome and v.mensagem.startswith("❌"), v.mensagem
-    assert "A resposta: 0.25" in v.mensagem
+    assert "A resposta: 0,25" in v.mensagem
 
 
 @pytest.mark.parametrize("previsao", [0.25, "0,25", "0,250", 0.2504, np.float32(0.25), 1 / 4])

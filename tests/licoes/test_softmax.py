@@ -498,7 +498,7 @@ def test_previsao_dobro_tem_um_exemplo_por_erro_e_bate_com_a_conta():
 def test_previsao_dobro_nomeia_cada_equivoco(nome):
     v = corrigir_previsao(licao.PREVISAO_DOBRO, ERRADAS_DOBRO[nome])
     assert not v.ok and v.erro == nome and v.mensagem.startswith("❌"), v.mensagem
-    assert "A resposta: 0.576" in v.mensagem
+    assert "A resposta: 0,576" in v.mensagem
 
 
 @pytest.mark.parametrize("previsao", [0.576, "0,58", 0.5758, np.float32(0.58), "0.57600"])

@@ -301,7 +301,7 @@ def test_previsao_v3_tem_um_exemplo_por_erro():
 def test_previsao_v3_nomeia_cada_equivoco(nome):
     v = corrigir_previsao(licao.PREVISAO_V3, ERRADAS_V3[nome])
     assert not v.ok and v.erro == nome and v.mensagem.startswith("❌")
-    assert "A resposta: 0.65" in v.mensagem
+    assert "A resposta: 0,65" in v.mensagem
 
 
 @pytest.mark.parametrize("previsao", [0.65, "0,65", " 0.6467 ", np.float64(0.649), 0.65000001])
