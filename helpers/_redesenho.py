@@ -45,17 +45,35 @@ from matplotlib.legend import Legend
 from matplotlib.text import Annotation, Text
 from matplotlib.transforms import Bbox
 
+from ._agg_rapido import CanvasRapido
+
 #: folga (px) em volta das caixas: o antisserrilhado pinta um pixel além do contorno (mais meia espessura de linha)
 _FOLGA_PX = 1.5
 
 
-@contextlib.contextmanager
-def _textos_sempre_marcados() -> Iterator[None]:
-    """Durante o bloco, ``Text.set_text`` marca o texto como mudado mesmo quando o texto novo é igual.
+class _XyQueMarca:
+    """``xy`` de uma anotação que, ao ser atribuído, marca a anotação como mudada (só durante o aprendizado)."""
 
-    O matplotlib só marca um texto quando o conteúdo muda; ao aprender quem as contas mudam (rodando-as
-    de novo com os mesmos valores), um título refeito igual também é dinâmico.
+    def __get__(self, obj: Any, tipo: Any = None) -> Any:
+        if obj is None:
+            return self
+        return obj.__dict__["xy"]
+
+    def __set__(self, obj: Any, valor: Any) -> None:
+        obj.__dict__["xy"] = valor
+        obj.stale = True
+
+
+@contextlib.contextmanager
+def _refeito_conta_como_mudado() -> Iterator[None]:
+    """Durante o bloco, refazer um texto ou a ponta de uma anotação marca o artista, mesmo sem mudança.
+
+    Ao aprender quem as contas mudam (rodando-as de novo com os mesmos valores), um título refeito
+    igual também é dinâmico. O matplotlib só marca um texto quando o conteúdo muda, e não marca uma
+    anotação quando só o seu ``xy`` é trocado (é um atributo simples): os dois ganham uma marca aqui.
     """
+    from matplotlib.text import _AnnotationBase
+
     original = Text.set_text
 
     def set_text(self: Text, s: Any) -> None:
@@ -63,10 +81,12 @@ def _textos_sempre_marcados() -> Iterator[None]:
         self.stale = True
 
     Text.set_text = set_text
+    _AnnotationBase.xy = _XyQueMarca()
     try:
         yield
     finally:
         Text.set_text = original
+        del _AnnotationBase.xy
 
 
 class _NaoSuportado(Exception):
@@ -145,6 +165,14 @@ def _caixa(artista: Artist, renderer: Any, figura: Bbox) -> Bbox:
     return caixa
 
 
+def _folga_da_seta(artista: Artist, dpi: float) -> float:
+    """Quanto a seta de uma anotação pinta além da reta entre as pontas (a cabeça se abre para os lados)."""
+    seta = artista.arrow_patch if isinstance(artista, Annotation) else None
+    if seta is None:
+        return 0.0
+    return 0.6 * seta.get_mutation_scale() * dpi / 72.0 + _espessura_px(seta, dpi) / 2
+
+
 def _cruzam(a: Bbox | None, b: Bbox | None) -> bool:
     if a is None or b is None:
         return True
@@ -215,7 +243,7 @@ class Redesenho:
 
     def __init__(self, fig: Figure, dinamicos: list[Artist] | None = None):
         self.fig = fig
-        self.canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+        self.canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else CanvasRapido(fig)
         self._dinamicos: set[int] = set()
         for artista in dinamicos or []:
             self._dinamicos.add(id(artista))
@@ -264,7 +292,7 @@ class Redesenho:
         Assim o primeiro movimento de verdade já é parcial. Chame logo depois de um :meth:`desenhar`.
         """
         self._limpar_marcas(_descendentes(self.fig))
-        with _textos_sempre_marcados():  # um texto refeito igual também é dos que mudam
+        with _refeito_conta_como_mudado():
             refazer()
         for dono in self._donos():
             if any(a.stale for a in _descendentes(dono)):
@@ -355,8 +383,7 @@ class Redesenho:
             pontas = getattr(seta, "_posA_posB", None)
             if pontas is None:
                 return _caixa(artista, renderer, figura)
-            # a cabeça da seta se abre para os lados: até ~0.4 da escala da seta (com folga)
-            folga = 0.6 * seta.get_mutation_scale() * renderer.dpi / 72.0 + _espessura_px(seta, renderer.dpi) / 2
+            folga = _folga_da_seta(artista, renderer.dpi)
             p = np.asarray(pontas, dtype=float)
             pontos.append(np.array([p.min(axis=0) - folga, p.max(axis=0) + folga]))
         todos = np.vstack(pontos)
@@ -379,9 +406,18 @@ class Redesenho:
         # folga para o texto mudar um pouco de tamanho sem sair do território (um número com mais casas)
         largura = caixa.width if isinstance(artista, Text) and not isinstance(artista, Annotation) else 0.0
         margem_x, margem_y = 4.0 + 0.3 * largura, 3.0
-        caixa = Bbox([[caixa.x0 - margem_x, caixa.y0 - margem_y], [caixa.x1 + margem_x, caixa.y1 + margem_y]])
+        caixas = [Bbox([[caixa.x0 - margem_x, caixa.y0 - margem_y], [caixa.x1 + margem_x, caixa.y1 + margem_y]])]
         antigo = self._territorios.get(id(artista))
-        return caixa if antigo is None else Bbox.union([caixa, antigo])
+        if antigo is not None:
+            caixas.append(antigo)
+        # o que mora dentro de um eixo (uma seta, o número de uma célula) anda por dentro dele; o que
+        # mora fora (um título, um rótulo embaixo do eixo) fica onde está
+        # (um rótulo que anda com a ponta de uma seta passa um pouco da borda: a folga é do tamanho dele)
+        ax = getattr(artista, "axes", None)
+        if ax is not None and ax.bbox.contains(*caixa.get_points().mean(axis=0)):
+            caixas.append(ax.bbox.padded(4.0 + max(largura, caixa.height if largura else 0.0)
+                                         + _folga_da_seta(artista, renderer.dpi)))
+        return Bbox.union(caixas)
 
     def _montar_fundo(self) -> None:
         """Divide as unidades em fundo e frente, desenha o fundo e guarda uma cópia dele."""
@@ -495,10 +531,11 @@ class Redesenho:
         for artista in self._livres:
             caixa = self._caixa_livre(artista, renderer, figura)
             if caixa is not None and not _contem(self._territorios[id(artista)], caixa):
-                # quem sai uma vez costuma andar pelo eixo inteiro: o território passa a cobri-lo
-                caixas = [self._territorios[id(artista)], self._territorio(artista, renderer, figura)]
+                # quem sai uma vez costuma andar pelo eixo inteiro (e um pouco além dele, como o rótulo na
+                # ponta de uma seta): o território passa a cobrir o eixo com uma folga do tamanho do artista
+                caixas = [self._territorios[id(artista)], self._territorio(artista, renderer, figura), caixa.padded(12.0)]
                 if getattr(artista, "axes", None) is not None:
-                    caixas.append(artista.axes.bbox.padded(4.0))
+                    caixas.append(artista.axes.bbox.padded(8.0 + max(caixa.width, caixa.height)))
                 self._territorios[id(artista)] = Bbox.union(caixas)
                 self._completo(f"{artista} saiu do seu território")
                 return

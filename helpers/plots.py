@@ -18,6 +18,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from ._agg_rapido import CanvasRapido
+
 #: Okabe–Ito: distinguíveis por quem tem daltonismo e legíveis num projetor.
 CORES = {
     "q": "#0072B2",  # azul: a query
@@ -130,14 +132,15 @@ def png(fig: Figure, dpi: float | None = None) -> bytes:
     """Os bytes PNG da figura (o que um painel mostra e o que a figura estática exibe).
 
     A figura ganha um canvas Agg que fica com ela (``savefig`` criaria um canvas e um renderizador
-    novos a cada chamada, e perderia o cache de medidas de texto do matplotlib), e os pixels viram PNG
-    por :func:`png_dos_pixels`.
+    novos a cada chamada, e perderia o cache de medidas de texto do matplotlib) — um que lembra os
+    textos já desenhados (:mod:`helpers._agg_rapido`: os mesmos pixels, bem mais rápido) —, e os
+    pixels viram PNG por :func:`png_dos_pixels`.
     """
     if dpi is not None and dpi != fig.dpi:
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
         return buf.getvalue()
-    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else CanvasRapido(fig)
     canvas.draw()
     return png_dos_pixels(np.asarray(canvas.buffer_rgba()))
 
