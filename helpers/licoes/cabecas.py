@@ -251,9 +251,10 @@ class _PainelCabecas(Painel):
         c_h, c_kv = self.controles["n_heads"], self.controles["n_kv_heads"]
         novo = _escolha_kv(int(c_kv.value), n_heads_antigo, int(c_h.value))
         opcoes = divisores(int(c_h.value))
-        if list(c_kv.options) != opcoes:
-            c_kv.options = opcoes
-        c_kv.value = novo
+        with c_kv.hold_sync():  # opções e valor novos numa mensagem só para o navegador
+            if list(c_kv.options) != opcoes:
+                c_kv.options = opcoes
+            c_kv.value = novo
 
     def _ao_mudar(self, mudanca: Any) -> None:
         if self._ajustando:
