@@ -118,10 +118,10 @@ _JS_INSTRUMENTAR = """
     new MutationObserver(() => ev.push(['texto', performance.now()])).observe(
       t, {childList: true, subtree: true, characterData: true});
   }
-  for (const h of raiz.querySelectorAll('.noUi-handle')) {
-    new MutationObserver(() => ev.push(['valor', performance.now()])).observe(
+  raiz.querySelectorAll('.noUi-handle').forEach((h, i) => {
+    new MutationObserver(() => ev.push(['valor', performance.now(), i])).observe(
       h, {attributes: true, attributeFilter: ['aria-valuenow']});
-  }
+  });
   raiz.addEventListener('keydown', (e) => ev.push(['tecla', e.timeStamp]), true);
   raiz.addEventListener('pointerdown', (e) => ev.push(['aperta', e.timeStamp]), true);
   window.addEventListener('pointerup', (e) => ev.push(['solta', e.timeStamp]), true);
@@ -178,26 +178,34 @@ class Medidas:
 # ---------------------------------------------------------------------------------------------
 
 
+def _tempos(eventos: Sequence[Sequence], tipo: str) -> list[float]:
+    return [e[1] for e in eventos if e[0] == tipo]
+
+
 def latencias_da_tecla(eventos: Sequence[Sequence]) -> tuple[float | None, float | None]:
-    """(tecla → figura decodificada, tecla → texto) em ms, a partir dos eventos de um toque."""
-    teclas = [t for tipo, t in eventos if tipo == "tecla"]
+    """(tecla → figura decodificada, tecla → texto) em ms, a partir dos eventos ``(tipo, ms, …)`` de um toque."""
+    teclas = _tempos(eventos, "tecla")
     if not teclas:
         return None, None
     t0 = teclas[0]
-    figuras = [t for tipo, t in eventos if tipo == "figura" and t >= t0]
-    textos = [t for tipo, t in eventos if tipo == "texto" and t >= t0]
+    figuras = [t for t in _tempos(eventos, "figura") if t >= t0]
+    textos = [t for t in _tempos(eventos, "texto") if t >= t0]
     return (min(figuras) - t0 if figuras else None), (min(textos) - t0 if textos else None)
 
 
-def resumo_do_arrasto(eventos: Sequence[Sequence]) -> tuple[int, int, float] | None:
-    """(figuras decodificadas durante o arrasto, mudanças de valor durante o arrasto, ms de assentamento)."""
-    aperta = [t for tipo, t in eventos if tipo == "aperta"]
-    solta = [t for tipo, t in eventos if tipo == "solta"]
+def resumo_do_arrasto(eventos: Sequence[Sequence], handle: int = 0) -> tuple[int, int, float] | None:
+    """(figuras decodificadas durante o arrasto, mudanças de valor do slider arrastado — o ``handle``-ésimo
+    do painel — durante o arrasto, ms de assentamento), a partir dos eventos ``(tipo, ms, …)``.
+
+    Só contam os valores do slider arrastado: num painel em que um slider muda as opções de outro (o das
+    cabeças), o outro também muda de valor, sem ninguém arrastá-lo.
+    """
+    aperta, solta = _tempos(eventos, "aperta"), _tempos(eventos, "solta")
     if not aperta or not solta:
         return None
     t_a, t_s = aperta[0], solta[-1]
-    figuras = [t for tipo, t in eventos if tipo == "figura"]
-    valores = [t for tipo, t in eventos if tipo == "valor" and t_a <= t <= t_s]
+    figuras = _tempos(eventos, "figura")
+    valores = [e[1] for e in eventos if e[0] == "valor" and t_a <= e[1] <= t_s and (len(e) < 3 or e[2] == handle)]
     depois = [t for t in figuras if t > t_s]
     return (sum(1 for t in figuras if t_a <= t <= t_s), len(valores), (max(depois) - t_s) if depois else 0.0)
 
@@ -242,7 +250,7 @@ def medir_teclas(pagina, raiz, handle, n: int, tem_texto: bool) -> Medidas:
         elif valor <= minimo:
             direcao = "ArrowRight"
         pagina.keyboard.press(direcao)
-        _esperar(raiz, 1, 1 if tem_texto else 0, 3000)
+        _esperar(raiz, 1, 1 if tem_texto else 0, 2000)
         _sossego(raiz)
         figura, texto = latencias_da_tecla(raiz.evaluate(_JS_TIRAR))
         if figura is None:
@@ -254,8 +262,9 @@ def medir_teclas(pagina, raiz, handle, n: int, tem_texto: bool) -> Medidas:
     return m
 
 
-def medir_arrasto(pagina, raiz, controle, duracao_s: float = 1.0, passos: int = 60) -> Medidas:
-    """Leva o handle ao começo do trilho e o arrasta até o fim em ``duracao_s`` segundos."""
+def medir_arrasto(pagina, raiz, controle, duracao_s: float = 1.0, passos: int = 60, indice: int = 0) -> Medidas:
+    """Leva o handle ao começo do trilho e o arrasta até o fim em ``duracao_s`` segundos (``indice``: a
+    posição do slider entre os do painel)."""
     m = Medidas()
     trilho = controle.query_selector(".noUi-target") or controle.query_selector(".noUi-base")
     handle = controle.query_selector(".noUi-handle")
@@ -283,7 +292,7 @@ def medir_arrasto(pagina, raiz, controle, duracao_s: float = 1.0, passos: int = 
         pagina.mouse.move(x_ini + (x_fim - x_ini + 30) * i / passos, y)
     pagina.mouse.up()
     _sossego(raiz, 1000, 10000)
-    resumo = resumo_do_arrasto(raiz.evaluate(_JS_TIRAR))
+    resumo = resumo_do_arrasto(raiz.evaluate(_JS_TIRAR), indice)
     if resumo is not None:
         figuras, valores, assentar = resumo
         m.figuras_arrasto.append(figuras)
@@ -300,13 +309,15 @@ def medir_painel(pagina, raiz, n_teclas: int, arrastar: bool = True) -> Medidas:
     tem_texto = raiz.evaluate(
         "(r) => Array.from(r.querySelectorAll('.widget-html')).some((e) => !e.closest('.widget-slider'))")
     total = Medidas()
+    indice = 0
     for controle in raiz.query_selector_all(".widget-slider"):
         handle = controle.query_selector(".noUi-handle")
         if handle is None:
             continue
         m = medir_teclas(pagina, raiz, handle, n_teclas, tem_texto)
         if arrastar:
-            m.juntar(medir_arrasto(pagina, raiz, controle))
+            m.juntar(medir_arrasto(pagina, raiz, controle, indice=indice))
+        indice += 1
         m.sliders = 1
         total.juntar(m)
     return total

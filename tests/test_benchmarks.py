@@ -202,10 +202,14 @@ def test_browser_key_and_drag_arithmetic():
     assert navegador.latencias_da_tecla(toque) == (65.0, 20.0)
     assert navegador.latencias_da_tecla([("figura", 5.0)]) == (None, None)
     assert navegador.latencias_da_tecla([("tecla", 1.0), ("texto", 9.0)]) == (None, 8.0)
-    arrasto = [("aperta", 0.0), ("valor", 10.0), ("figura", 50.0), ("valor", 20.0), ("descartada", 60.0),
-               ("figura", 90.0), ("valor", 900.0), ("solta", 1000.0), ("figura", 1080.0), ("valor", 1100.0)]
+    arrasto = [("aperta", 0.0), ("valor", 10.0, 0), ("figura", 50.0), ("valor", 20.0, 0), ("descartada", 60.0),
+               ("figura", 90.0), ("valor", 900.0, 0), ("solta", 1000.0), ("figura", 1080.0), ("valor", 1100.0, 0)]
     assert navegador.resumo_do_arrasto(arrasto) == (2, 3, 80.0)  # a descartada não conta; nem o valor depois
     assert navegador.resumo_do_arrasto([("aperta", 0.0), ("figura", 5.0), ("solta", 9.0)]) == (1, 0, 0.0)
+    # só contam os valores do slider arrastado (outro slider do painel pode mudar junto)
+    dois = [("aperta", 0.0), ("valor", 1.0, 0), ("valor", 2.0, 1), ("valor", 3.0, 1), ("solta", 9.0)]
+    assert navegador.resumo_do_arrasto(dois, handle=1) == (0, 2, 0.0)
+    assert navegador.resumo_do_arrasto(dois, handle=0) == (0, 1, 0.0)
     assert navegador.resumo_do_arrasto([("figura", 5.0)]) is None
     # um slider com poucas posições não pode mostrar mais figuras que posições
     assert navegador.esperado_no_arrasto(20, 5) == 5 and navegador.esperado_no_arrasto(20, 50) == 20
