@@ -54,7 +54,7 @@ def test_redesenho_parcial_da_a_mesma_imagem_que_o_completo(nome):
     assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value))
     movidos = 0
     for controle in rapido.controles:
-        acoes = zip(movimentos(rapido.controles[controle], 6) or [], movimentos(completo.controles[controle], 6) or [])
+        acoes = zip(movimentos(rapido.controles[controle], 4) or [], movimentos(completo.controles[controle], 4) or [])
         for mover_rapido, mover_completo in acoes:
             try:
                 mover_rapido()
