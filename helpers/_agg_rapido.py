@@ -66,8 +66,8 @@ class RendererRapido(RendererAgg):
         if ismath or not _ligado():
             return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
         font = self._prepare_font(prop)
-        recursos = mtext.get_fontfeatures() if mtext is not None else None
-        lingua = mtext.get_language() if mtext is not None else None
+        recursos = getattr(mtext, "get_fontfeatures", lambda: None)() if mtext is not None else None
+        lingua = getattr(mtext, "get_language", lambda: None)() if mtext is not None else None
         size = prop.get_size_in_points()
         dica = backend_agg.get_hinting_flag()
         chave = (font.fname, getattr(font, "face_index", 0), mpl.rcParams["text.hinting_factor"], size, self.dpi,

@@ -365,7 +365,7 @@ class Redesenho:
         caixa_fundo = artista.get_bbox_patch()
         chave = (type(artista), artista.get_text(), artista.get_fontproperties(), artista.get_horizontalalignment(),
                  artista.get_verticalalignment(), artista.get_rotation(), artista.get_rotation_mode(),
-                 artista.get_linespacing(), None if caixa_fundo is None else id(caixa_fundo.get_boxstyle()))
+                 getattr(artista, "_linespacing", None), None if caixa_fundo is None else id(caixa_fundo.get_boxstyle()))
         deslocamento = self._deslocamentos.get(chave)
         if deslocamento is None:
             try:
