@@ -100,7 +100,8 @@ def secao_readme(texto: str, hoje: date | None = None) -> str:
     hoje = hoje or date.today()
     return (
         f"Medido em {hoje.isoformat()} com `{COMANDO} --readme`, que reescreve esta seção (só medir: "
-        f"`{COMANDO}`, uns minutos; da raiz do repositório, com o ambiente de `requirements-dev.txt`). "
+        f"`{COMANDO}`, uns minutos, ou `{COMANDO} --navegador`, uns quinze, com a medição no navegador, que usa o "
+        "Chromium do sistema; da raiz do repositório, com o ambiente de `requirements-dev.txt`). "
         "As máquinas são barulhentas, então o que vale são as razões medidas na mesma execução: contra o teto "
         "do numpy, contra um notebook-base, contra a atenção exata e, no navegador, contra um painel-referência "
         "(um slider e uma figura do mesmo tamanho). O benchmark relata; não reprova nada.\n\n"
