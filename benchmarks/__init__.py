@@ -1,6 +1,6 @@
 """Medições de desempenho da coleção: ``python -m benchmarks`` (da raiz do repositório).
 
-Quatro medições, num único processo, numa única tabela:
+Cinco medições, num único processo, numa única tabela:
 
 1. **latência dos sliders** (:mod:`benchmarks.latencia`): cada ``painel_*`` de :mod:`helpers.widgets`;
 2. **custo de executar os notebooks** (:mod:`benchmarks.notebooks`): cada notebook num kernel novo,
@@ -8,10 +8,15 @@ Quatro medições, num único processo, numa única tabela:
 3. **vazão da atenção** (:mod:`benchmarks.vazao`): GFLOP/s de ``scaled_dot_product_attention`` e
    ``multi_head_attention`` comparados com o teto do numpy (o próprio ``matmul``) na mesma execução;
 4. **memória da atenção por blocos** (:mod:`benchmarks.blocos`): ``helpers.efficient.blockwise_attention``
-   contra a atenção exata.
+   contra a atenção exata;
+5. **latência no navegador** (:mod:`benchmarks.navegador`, com ``--navegador``): da tecla num slider à
+   figura nova na página, e figuras por segundo num arrasto, num JupyterLab de verdade no Chromium,
+   cada painel contra um painel-referência (um slider e uma figura do mesmo tamanho) medido na mesma
+   execução.
 
 As máquinas são barulhentas (outros processos dividem os mesmos núcleos), então o que vale são as
-**razões medidas na mesma execução** (contra o teto, contra o notebook-base, contra a atenção exata).
+**razões medidas na mesma execução** (contra o teto, contra o notebook-base, contra a atenção exata,
+contra o painel-referência).
 O benchmark relata; não reprova nada (não há testes cronometrados).
 
 Este módulo tem o que as quatro medições compartilham: a :class:`Linha` da tabela, a formatação
@@ -37,7 +42,7 @@ COLUNAS = ("#", "medição", "caso", "resultado", "razão", "meta", "")
 class Linha:
     """Uma linha da tabela.
 
-    ``secao``: "1" a "4" (a medição); ``caso``: o que foi medido; ``resultado``: os números;
+    ``secao``: "1" a "5" (a medição); ``caso``: o que foi medido; ``resultado``: os números;
     ``razao``: a razão medida na mesma execução (ou ""); ``meta``: o alvo (ou ""); ``veredito``:
     :data:`CUMPRE`, :data:`NAO_CUMPRE`, :data:`INFORMATIVO` ou :data:`PENDENTE`; ``nota``: uma
     explicação curta que vai para a lista de notas embaixo da tabela (ou "").

@@ -3,12 +3,16 @@
 Uso (da raiz do repositório)::
 
     python -m benchmarks              # mede e imprime a tabela (uns minutos)
-    python -m benchmarks --readme     # idem, e grava a tabela na seção "Desempenho" do README
+    python -m benchmarks --navegador  # idem, mais a latência no navegador (JupyterLab + Chromium; ~10 min)
+    python -m benchmarks --readme     # tudo (com o navegador), e grava a tabela na seção "Desempenho" do README
     python -m benchmarks --rapido     # tamanhos pequenos: confere que tudo roda (os números não valem)
-    python -m benchmarks --so 1,3     # só algumas medições (1 sliders, 2 notebooks, 3 vazão, 4 blocos)
+    python -m benchmarks --so 1,3     # só algumas medições (1 sliders, 2 notebooks, 3 vazão, 4 blocos,
+                                      # 5 navegador)
     python -m benchmarks --turma      # N estudantes ao mesmo tempo (N = 1, 5, 10, 20, 40; uns 20 minutos)
     python -m benchmarks --turma --rapido   # N = 1 e 2, para conferir que roda
     python -m benchmarks --turma --readme   # idem a --turma, e grava o trecho da turma no README
+
+Sem Chromium (ou sem o pacote playwright), a medição 5 vira uma linha dizendo o que falta.
 
 O progresso vai para o stderr; a tabela, para o stdout.
 """
@@ -43,7 +47,7 @@ def _carga() -> str:
 
 
 def medir(secoes: set[str], rapido: bool = False) -> list[Linha]:
-    """Roda as medições pedidas (``"1"`` a ``"4"``) e devolve as linhas, na ordem."""
+    """Roda as medições pedidas (``"1"`` a ``"5"``) e devolve as linhas, na ordem."""
     import numpy as np
 
     linhas: list[Linha] = []
@@ -71,6 +75,16 @@ def medir(secoes: set[str], rapido: bool = False) -> list[Linha]:
 
         _aviso("4 · atenção por blocos …")
         linhas += blocos.medir_blocos(ns=(512, 1024), n_meta_memoria=1024) if rapido else blocos.medir_blocos()
+    if "5" in secoes:
+        from . import navegador
+
+        _aviso("5 · latência no navegador (JupyterLab + Chromium) …")
+        if rapido:
+            com_painel = [p for p in sorted(navegador.RAIZ.glob("notebooks/[0-9][0-9]_*.ipynb"))
+                          if navegador.paineis_do_notebook(p)][:1]
+            linhas += navegador.medir_navegador(com_painel, n_teclas=2)
+        else:
+            linhas += navegador.medir_navegador()
     return linhas
 
 
@@ -89,9 +103,11 @@ def secao_readme(texto: str, hoje: date | None = None) -> str:
     hoje = hoje or date.today()
     return (
         f"Medido em {hoje.isoformat()} com `{COMANDO} --readme`, que reescreve esta seção (só medir: "
-        f"`{COMANDO}`, uns minutos; da raiz do repositório, com o ambiente de `requirements-dev.txt`). "
+        f"`{COMANDO}`, uns minutos, ou `{COMANDO} --navegador`, uns quinze, com a medição no navegador, que usa o "
+        "Chromium do sistema; da raiz do repositório, com o ambiente de `requirements-dev.txt`). "
         "As máquinas são barulhentas, então o que vale são as razões medidas na mesma execução: contra o teto "
-        "do numpy, contra um notebook-base e contra a atenção exata. O benchmark relata; não reprova nada.\n\n"
+        "do numpy, contra um notebook-base, contra a atenção exata e, no navegador, contra um painel-referência "
+        "(um slider e uma figura do mesmo tamanho). O benchmark relata; não reprova nada.\n\n"
         f"{texto}"
     )
 
@@ -111,7 +127,10 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--readme", action="store_true", help="grava a tabela na seção Desempenho do README.md")
     parser.add_argument("--rapido", action="store_true", help="tamanhos pequenos, só para conferir que tudo roda")
-    parser.add_argument("--so", default="1,2,3,4", help="quais medições, separadas por vírgula (padrão: 1,2,3,4)")
+    parser.add_argument("--navegador", action="store_true",
+                        help="inclui a medição 5: latência no navegador (JupyterLab + Chromium do sistema)")
+    parser.add_argument("--so", default=None, help="quais medições, separadas por vírgula (padrão: 1,2,3,4; "
+                                                  "5 é a do navegador)")
     parser.add_argument("--turma", action="store_true",
                         help="N estudantes ao mesmo tempo (kernels de verdade); com --readme, grava o trecho da turma")
     args = parser.parse_args(argv)
@@ -122,11 +141,13 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--turma --readme só grava uma medição completa (sem --rapido)")
         print(turma.executar(rapido=args.rapido, readme=args.readme, aviso=_aviso), end="")
         return 0
-    secoes = {s.strip() for s in args.so.split(",") if s.strip()}
-    if not secoes <= {"1", "2", "3", "4"}:
-        parser.error(f"--so aceita 1, 2, 3 e 4; recebi {args.so!r}")
-    if args.readme and (args.rapido or secoes != {"1", "2", "3", "4"}):
+    secoes = {s.strip() for s in (args.so or "1,2,3,4").split(",") if s.strip()}
+    if not secoes <= {"1", "2", "3", "4", "5"}:
+        parser.error(f"--so aceita 1, 2, 3, 4 e 5; recebi {args.so!r}")
+    if args.readme and (args.rapido or args.so is not None):
         parser.error("--readme só grava uma medição completa (sem --rapido nem --so)")
+    if args.navegador or args.readme:
+        secoes.add("5")
 
     maquina, carga = linha_maquina(), _carga()
     inicio = time.perf_counter()

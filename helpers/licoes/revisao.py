@@ -783,16 +783,11 @@ class PainelMecanismo(PainelRedesenhaSoOQueMuda):
 
     def figura_estatica(self) -> Image:
         vazios = [ax for h, (ax, *_resto) in enumerate(self.figura.cabecas) if h >= self.estado["n_heads"]]
-        dinamicos = self.figura.artistas_dinamicos()
         for ax in vazios:
             ax.set_visible(False)
-        for artista in dinamicos:  # o desenho completo pula os artistas animados (os que o painel redesenha)
-            artista.set_animated(False)
         try:
             return Image(data=plots.png(self.fig), format="png")
         finally:
-            for artista in dinamicos:
-                artista.set_animated(True)
             for ax in vazios:
                 ax.set_visible(True)
 

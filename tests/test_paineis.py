@@ -1,0 +1,188 @@
+"""A base dos painéis: o redesenho parcial dá a mesma imagem que o completo, e o PNG é sem perdas.
+
+Todo ``painel_*`` das lições (descobertos sozinhos, como no benchmark) é conferido contra um gêmeo
+que redesenha a figura inteira a cada movimento: depois de cada movimento de cada controle, as duas
+imagens têm de ser idênticas, pixel a pixel. Um painel novo entra na conferência sem fazer nada.
+"""
+
+from __future__ import annotations
+
+import io
+
+import ipywidgets as W
+import matplotlib as mpl
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+from PIL import Image
+
+from benchmarks.latencia import movimentos
+from helpers import plots
+from helpers._redesenho import Redesenho
+from helpers.paineis import Painel, slider
+from tools.notebooks import paineis
+
+PAINEIS = paineis()
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+
+
+def _iguais(a: bytes, b: bytes) -> bool:
+    pa, pb = _pixels(a), _pixels(b)
+    return pa.shape == pb.shape and bool((pa == pb).all())
+
+
+def _so_completo(painel: Painel) -> Painel:
+    """O painel passa a redesenhar a figura inteira a cada movimento (a referência da conferência)."""
+    painel._redesenho._suportado = False
+    return painel
+
+
+@pytest.fixture(autouse=True)
+def _estilo_padrao():
+    antes = mpl.rcParams.copy()
+    plots.modo_padrao()
+    yield
+    mpl.rcParams.update(antes)
+
+
+#: painéis cujo movimento redesenha a figura inteira de propósito: no do treino, ``passos`` muda o limite
+#: do eixo x (a curva inteira se move) e ``semente`` só muda o texto (a figura nem é refeita)
+SO_COMPLETO = {"painel_treino"}
+
+
+@pytest.mark.parametrize("nome", PAINEIS)
+def test_redesenho_parcial_da_a_mesma_imagem_que_o_completo(nome):
+    rapido, completo = PAINEIS[nome](), _so_completo(PAINEIS[nome]())
+    assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value))
+    movidos = 0
+    for controle in rapido.controles:
+        acoes = zip(movimentos(rapido.controles[controle], 4) or [], movimentos(completo.controles[controle], 4) or [])
+        for mover_rapido, mover_completo in acoes:
+            try:
+                mover_rapido()
+            except Exception:  # um valor que deixou de valer (opções que dependem de outro controle)
+                continue
+            mover_completo()
+            movidos += 1
+            assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value)), (nome, controle, movidos)
+    assert movidos >= 4
+    if nome in SO_COMPLETO:
+        return
+    r = rapido._redesenho
+    # e o parcial é o caso comum: um painel que refaz a figura inteira a cada movimento (porque muda
+    # os limites de um eixo, ou cria artistas novos) perde o ganho sem errar a imagem — e sem avisar
+    assert r.parciais >= 0.6 * movidos, f"{nome}: só {r.parciais} de {movidos} movimentos foram parciais"
+
+
+def test_o_parcial_respeita_a_ordem_de_desenho():
+    """Uma barra que muda fica sob a grade e sob um texto fixo, como no desenho completo."""
+    def painel(so_completo: bool) -> Painel:
+        fig = Figure(figsize=(4, 3))
+        ax = fig.subplots()
+        ax.grid(True)
+        ax.set_ylim(0, 1)
+        barra = ax.bar([0], [0.5], color="tab:orange")[0]
+        ax.text(0, 0.45, "texto fixo por cima", ha="center", fontsize=14)
+
+        def calcular(v):
+            barra.set_height(v["altura"])
+            return {"altura": v["altura"]}
+
+        p = Painel(fig, {"altura": slider("altura", 0.5, 0.0, 1.0, 0.05)}, calcular)
+        return _so_completo(p) if so_completo else p
+
+    rapido, completo = painel(False), painel(True)
+    for altura in (0.9, 0.2, 0.45, 1.0):
+        rapido.controles["altura"].value = altura
+        completo.controles["altura"].value = altura
+        assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value)), altura
+    assert rapido._redesenho.parciais >= 3
+
+
+def _figura_com(ax_fn):
+    fig = Figure(figsize=(3, 2))
+    ax = fig.subplots()
+    return fig, ax, ax_fn(ax)
+
+
+def test_mudancas_estruturais_redesenham_tudo():
+    """Limites que mudam, artistas criados e anotações movidas por ``xy``: a imagem continua certa."""
+    fig, ax, linha = _figura_com(lambda ax: ax.plot([0, 1], [0, 1])[0])
+    seta = ax.annotate("", xy=(0.5, 0.5), xytext=(0, 0), arrowprops=dict(arrowstyle="->"))
+    r = Redesenho(fig)
+    r.desenhar()
+    r.aprender(lambda: linha.set_ydata([0, 1]))
+
+    def confere():
+        r.desenhar()
+        parcial = r.pixels().copy()
+        fig.canvas.draw()  # a referência: o desenho completo (o fundo guardado continua valendo)
+        assert (parcial == np.asarray(fig.canvas.buffer_rgba())).all()
+
+    linha.set_ydata([1, 0])
+    confere()
+    ax.set_xlim(-1, 2)  # os limites mudam: tudo de novo
+    confere()
+    ax.text(0.5, 0.5, "novo")  # um artista novo
+    confere()
+    seta.xy = (0.9, 0.1)  # uma anotação estática que só troca xy (o matplotlib não a marca)
+    confere()
+    seta.xy = (0.1, 0.9)
+    confere()
+
+
+def test_legenda_best_e_dinamica():
+    fig, ax, linha = _figura_com(lambda ax: ax.plot([0, 1], [0, 1], label="linha")[0])
+    ax.legend()  # loc="best": muda de lugar quando os dados mudam
+    r = Redesenho(fig)
+    r.desenhar()
+    r.aprender(lambda: linha.set_ydata([0, 1]))
+    for y in ([1, 0], [0.5, 0.5], [0, 1]):
+        linha.set_ydata(y)
+        r.desenhar()
+        parcial = r.pixels().copy()
+        fig.canvas.draw()
+        assert (parcial == np.asarray(fig.canvas.buffer_rgba())).all()
+
+
+@pytest.mark.parametrize("canais", [3, 4])
+def test_png_dos_pixels_sem_perdas(canais):
+    rng = np.random.default_rng(canais)
+    rgba = rng.integers(0, 256, size=(31, 47, 4), dtype=np.uint8)
+    if canais == 3:
+        rgba[..., 3] = 255  # opaca: sai sem o canal alfa
+    png = plots.png_dos_pixels(rgba)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    imagem = Image.open(io.BytesIO(png))
+    assert imagem.mode == ("RGB" if canais == 3 else "RGBA")
+    assert (np.asarray(imagem.convert("RGBA")) == rgba).all()
+
+
+def test_png_da_figura_e_o_do_savefig():
+    fig = Figure(figsize=(3, 2))
+    fig.subplots().plot([0, 1, 2], [2, 0, 1], label="x")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    assert (_pixels(plots.png(fig)) == _pixels(buf.getvalue())).all()
+
+
+def test_controle_sem_redesenho_parcial_continua_funcionando():
+    """Uma figura que o parcial não sabe decompor (subfiguras) é desenhada inteira, sem erro."""
+    fig = Figure(figsize=(4, 2))
+    sub = fig.subfigures(1, 2)
+    ax = sub[0].subplots()
+    linha, = ax.plot([0, 1], [0, 1])
+
+    def calcular(v):
+        linha.set_ydata([0, v["y"]])
+        return {}
+
+    p = Painel(fig, {"y": W.FloatSlider(value=1.0, min=0.0, max=2.0)}, calcular)
+    antes = bytes(p.imagem.value)
+    p.controles["y"].value = 0.0
+    assert bytes(p.imagem.value) != antes
+    assert p._redesenho.parciais == 0
+
