@@ -57,3 +57,13 @@ def test_seed_coverage_table_points_at_sections_that_exist():
         assert refs, linha
         for nb, sec in refs:
             assert sec in secoes[nb], f"{linha}: o notebook {nb} não tem a seção {sec}"
+
+
+def test_overview_times_match_each_notebook_section():
+    """A tabela da visão geral e o **Tempo:** da seção de cada notebook dizem o mesmo."""
+    tabela = dict(re.findall(r"^\| (\d\d) · [^|]+\| (\d+) min \|", GUIA, flags=re.M))
+    assert sorted(tabela) == sorted(ETAPAS)
+    for numero, minutos in tabela.items():
+        secao = re.search(r"^\*\*Tempo:\*\* (\d+) minutos", SECOES[numero], flags=re.M)
+        assert secao, f"a seção {numero} do guia não diz o tempo"
+        assert secao.group(1) == minutos, f"{numero}: {minutos} min na visão geral, {secao.group(1)} na seção"
