@@ -25,11 +25,13 @@ da tabela em Markdown, a linha da máquina e um cronômetro "melhor de k".
 
 from __future__ import annotations
 
+import asyncio
 import os
 import platform
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 #: os vereditos possíveis de uma linha
@@ -162,6 +164,21 @@ def linha_maquina() -> str:
 # ---------------------------------------------------------------------------------------------
 # Cronômetro
 # ---------------------------------------------------------------------------------------------
+
+
+def fora_do_laco(f: Callable[..., object], *args: object) -> object:
+    """``f(*args)``, num fio próprio se este fio já tem um laço asyncio rodando.
+
+    Num notebook do Jupyter, ou num processo com a API síncrona do Playwright aberta (os testes de
+    navegador), ``asyncio.run`` e ``sync_playwright`` recusam-se a rodar no fio principal; num fio novo, sem
+    laço, eles rodam. O resultado (ou a exceção) volta para quem chamou.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return f(*args)
+    with ThreadPoolExecutor(max_workers=1) as fio:
+        return fio.submit(f, *args).result()
 
 
 def cronometrar(f: Callable[[], object]) -> float:

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import CUMPRE, INFORMATIVO, NAO_CUMPRE, Linha, mediana_p95
+from . import CUMPRE, INFORMATIVO, NAO_CUMPRE, Linha, fora_do_laco, mediana_p95
 
 RAIZ = Path(__file__).resolve().parent.parent
 PASTA_TESTES = RAIZ / "tests" / "browser"
@@ -399,7 +399,16 @@ def _importar_maquinaria():
 
 def medir_tudo(notebooks: Sequence[Path], n_teclas: int, arrastar: bool = True,
                progresso: Callable[[str], None] = _aviso) -> dict[str, Medidas] | str:
-    """Mede todo painel de cada notebook e a referência; devolve ``{nome: Medidas}`` ou o motivo de não medir."""
+    """Mede todo painel de cada notebook e a referência; devolve ``{nome: Medidas}`` ou o motivo de não medir.
+
+    A API síncrona do Playwright não roda num fio com um laço asyncio (um notebook, ou os testes de
+    navegador abertos no mesmo processo): aí a medição vai para um fio próprio.
+    """
+    return fora_do_laco(_medir_tudo, notebooks, n_teclas, arrastar, progresso)
+
+
+def _medir_tudo(notebooks: Sequence[Path], n_teclas: int, arrastar: bool,
+                progresso: Callable[[str], None]) -> dict[str, Medidas] | str:
     chromium, motivo = _importar_maquinaria()
     if chromium is None:
         return motivo

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import mediana_p95
+from . import fora_do_laco, mediana_p95
 
 RAIZ = Path(__file__).resolve().parent.parent
 PASTA = RAIZ / "notebooks"
@@ -433,7 +433,7 @@ def medir_turma(ns: tuple[int, ...] = NS, duracao_s: float = DURACAO_S, notebook
     cels_colecao = [celulas_de_codigo(a) for a in arquivos]
     rodadas = []
     for n in ns:
-        rodadas.append(asyncio.run(_rodada(n, notebook, celulas, cels_colecao, duracao_s, aviso)))
+        rodadas.append(fora_do_laco(asyncio.run, _rodada(n, notebook, celulas, cels_colecao, duracao_s, aviso)))
         time.sleep(2.0)  # os kernels da rodada anterior terminam de sair
     return rodadas
 
@@ -574,7 +574,7 @@ def memoria_de_um_kernel(notebook: str = NOTEBOOK) -> list[tuple[str, dict[str, 
         finally:
             await _desligar(e)
 
-    return asyncio.run(medir())
+    return fora_do_laco(asyncio.run, medir())
 
 
 # =============================================================================================

@@ -284,3 +284,22 @@ def test_best_of_interleaves_and_spreads_rounds_in_time():
     ordem.clear()
     benchmarks.melhor_de({"a": lambda: ordem.append("a")}, 1, minimo_s=0.05, maximo_rodadas=10_000)
     assert len(ordem) > 1  # continuou até somar 0.05 s
+
+
+def test_fora_do_laco_runs_asyncio_code_from_inside_a_running_loop():
+    """Num notebook (ou com a API síncrona do Playwright aberta) já há um laço: asyncio.run direto falharia."""
+    import asyncio
+
+    async def dentro_de_um_laco():
+        corrotina = asyncio.sleep(0)
+        with pytest.raises(RuntimeError):
+            asyncio.run(corrotina)
+        corrotina.close()
+        return benchmarks.fora_do_laco(asyncio.run, asyncio.sleep(0, result=7))
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    # o laço de fora num fio novo: o fio principal pode já ter um (o do Playwright dos testes de navegador)
+    with ThreadPoolExecutor(max_workers=1) as fio:
+        assert fio.submit(asyncio.run, dentro_de_um_laco()).result() == 7
+    assert benchmarks.fora_do_laco(lambda a, b: a + b, 2, 3) == 5  # sem laço: no próprio fio

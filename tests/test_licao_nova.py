@@ -81,3 +81,13 @@ def test_bad_names_are_refused(tmp_path):
         licao.nova(raiz, "40_esparsa", "T", "R", "esparsa")
     with pytest.raises(SystemExit, match=r"'\|'"):
         licao.nova(raiz, "05_esparsa", "A | B", "R", "esparsa")
+
+
+def test_a_lesson_that_exists_as_a_module_or_a_package_is_refused(tmp_path):
+    raiz = _copia(tmp_path)
+    (raiz / "helpers" / "licoes" / "esparsa.py").write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"esparsa\.py"):
+        licao.nova(raiz, "05_esparsa", "T", "R", "esparsa")
+    (raiz / "helpers" / "licoes" / "cabecas").mkdir()
+    with pytest.raises(SystemExit, match="pacote"):
+        licao.nova(raiz, "05_cabecas", "T", "R", "cabecas")

@@ -150,6 +150,8 @@ def nova(raiz: Path, slug: str, titulo: str, resumo: str, modulo: str) -> list[s
     guia, trilha_py = raiz / "docs" / "guia_do_instrutor.md", raiz / "tools" / "notebooks.py"
     if (licoes / f"{modulo}.py").exists():
         raise SystemExit(f"já existe helpers/licoes/{modulo}.py")
+    if (licoes / modulo).is_dir():
+        raise SystemExit(f"já existe helpers/licoes/{modulo}/ (uma lição em pacote)")
     existentes = sorted(p.name for p in pasta.glob("*.ipynb"))
     numero = int(slug[:2])
     if numero > len(existentes):
