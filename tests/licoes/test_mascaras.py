@@ -15,6 +15,8 @@ import pytest
 from helpers import attention, plots
 from helpers.corretor import corrigir, corrigir_previsao
 from helpers.licoes import mascaras as licao
+from helpers.licoes.mascaras import corretores_mascaras as cor
+from helpers.licoes.mascaras import paineis as pai
 from tests._corretor import confere_erro_nomeado
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "07_mascaras_e_atencao_cruzada.ipynb"
@@ -23,7 +25,7 @@ N = len(licao.FRASE_MASCARAS)
 
 def referencia(L, causal, padding, semente=0):
     """Tokens, máscara, pesos e saídas do painel, calculados à parte (laços, math.exp)."""
-    dados = licao._dados_mascaras(licao.FRASE_MASCARAS, 4, 3, semente)  # só os vetores de entrada
+    dados = pai._dados_mascaras(licao.FRASE_MASCARAS, 4, 3, semente)  # só os vetores de entrada
     ids = list(range(L)) + [N] * (N - L)
     Q, K, V = dados["Q"][ids], dados["K"][ids], dados["V"][ids]
     pode = np.array([[(not causal or j <= i) and (not padding or j < L) for j in range(N)] for i in range(N)])
@@ -364,7 +366,7 @@ def test_mascara_padding_comparacao_sem_alinhar_os_eixos_e_erro_de_forma_explica
 
 def test_mascara_padding_as_variantes_sao_distintas_e_erradas():
     variantes = [e for e in licao.MASCARA_PADDING.erros if e.resposta is not None]
-    for caso in licao._casos_padding():
+    for caso in cor._casos_padding():
         certo = _pad(**caso.entradas)[:, None, :]
         valores = [certo] + [np.asarray(e.resposta(**caso.entradas)) for e in variantes]
         for i in range(len(valores)):

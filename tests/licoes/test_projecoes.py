@@ -15,6 +15,8 @@ import pytest
 from helpers import attention, plots
 from helpers.corretor import corrigir, corrigir_previsao
 from helpers.licoes import projecoes as licao
+from helpers.licoes.projecoes import corretores_autoatencao as auto
+from helpers.licoes.projecoes import corretores_projecoes as proj
 from tests._corretor import confere_erro_nomeado
 from tests._notebooks import solucoes_do_notebook
 
@@ -323,10 +325,10 @@ def test_corretor_esqueleto_recebe_aviso(capsys):
 
 def test_no_caso_quadrado_as_variantes_sao_todas_distintas():
     """Se duas variantes coincidissem no caso quadrado, o corretor poderia dar o nome errado."""
-    caso = licao._casos_projecoes()[0]
+    caso = proj._casos_projecoes()[0]
     X, Ws = caso.entradas["X"], [caso.entradas[m] for m in ("W_q", "W_k", "W_v")]
     assert X.shape == (4, 4) and all(W.shape == (4, 4) for W in Ws)
-    valores = [v for _, _, v in licao._candidatos_projecao(X, Ws)]
+    valores = [v for _, _, v in proj._candidatos_projecao(X, Ws)]
     assert len(valores) == 15
     for i in range(len(valores)):
         for j in range(i + 1, len(valores)):
@@ -335,7 +337,7 @@ def test_no_caso_quadrado_as_variantes_sao_todas_distintas():
 
 def test_no_caso_retangular_as_formas_erradas_nao_rodam():
     """W @ X, X @ W.T e X * W viram erro de forma no caso retangular (é o que a mensagem promete)."""
-    caso = licao._casos_projecoes()[1]
+    caso = proj._casos_projecoes()[1]
     X, W_q = caso.entradas["X"], caso.entradas["W_q"]
     assert X.shape == (5, 4) and W_q.shape == (4, 3) and caso.entradas["W_v"].shape == (4, 2)
     for conta in (lambda: W_q @ X, lambda: X @ W_q.T, lambda: X * W_q):
@@ -497,7 +499,7 @@ def test_softmax_instavel_na_autoatencao_ensina_a_subtrair_o_maximo_de_cada_linh
 )
 def test_os_casos_de_estabilidade_pegam_cada_softmax_instavel(sm, raiz, indice):
     """Cada caso do padrão de estabilidade derruba a softmax instável que ele visa (NaN), e a estável passa."""
-    caso = licao._casos_autoatencao()[indice]
+    caso = auto._casos_autoatencao()[indice]
     with np.errstate(all="ignore"):
         saidas, pesos = _com_softmax(sm, raiz)(**caso.entradas)
         certas, certos = _autoatencao_certa(**caso.entradas)
@@ -510,7 +512,7 @@ def test_os_casos_de_estabilidade_pegam_cada_softmax_instavel(sm, raiz, indice):
 
 
 def test_o_caso_float32_e_mesmo_float32_e_so_a_softmax_sem_maximo_estoura():
-    caso = licao._casos_autoatencao()[-1]
+    caso = auto._casos_autoatencao()[-1]
     assert all(v.dtype == np.float32 for v in caso.entradas.values())
     with np.errstate(all="ignore"):
         assert np.isfinite(_com_softmax(_sm_menos_minimo, math.sqrt)(**caso.entradas)[1]).all()
@@ -582,7 +584,7 @@ def test_corretor_autoatencao_esqueleto_recebe_aviso(capsys):
 
 def test_no_primeiro_caso_as_variantes_da_autoatencao_sao_todas_distintas():
     """d_model = 4 ≠ d_k = 3, e nenhuma variante errada coincide com a certa nem com outra."""
-    caso = licao._casos_autoatencao()[0]
+    caso = auto._casos_autoatencao()[0]
     X, Ws = caso.entradas["X"], [caso.entradas[m] for m in ("W_q", "W_k", "W_v")]
     assert X.shape == (5, 4) and all(W.shape == (4, 3) for W in Ws)
     variantes = [e for e in licao.AUTOATENCAO.erros if e.resposta is not None and e.formato is not None]
