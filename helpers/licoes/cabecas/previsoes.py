@@ -1,0 +1,43 @@
+"""Notebook ``multi_head``: a previsão (prever, depois conferir) — o KV cache da MHA com o dobro de cabeças.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...attention import kv_cache_bytes
+from ...corretor import Erro, NumeroAproximado, Previsao, conferir_previsao, corretor_de
+
+__all__ = ["PREVISAO_CACHE_CABECAS", "check_previsao_cache_cabecas"]
+
+
+PREVISAO_CACHE_CABECAS = Previsao(
+    nome="o cache com o dobro de cabeças",
+    certo=lambda: kv_cache_bytes(4096, 32, 64, 64, 2) / kv_cache_bytes(4096, 32, 32, 128, 2),
+    revelar="Na MHA o cache guarda, por token e por camada, n_heads · d_head = d_model números de key e outros "
+            "tantos de value. Com d_model = 4096 fixo, 64 cabeças têm d_head = 64: o dobro de cabeças, cada uma "
+            "com a metade do tamanho — o cache não muda (2 GiB nos dois casos, com 4096 tokens).",
+    formato=NumeroAproximado(2),
+    erros=[
+        Erro("mais cabeças, mais cache",
+             "Você contou o dobro de cabeças, mas esqueceu que, com d_model fixo, cada cabeça fica com a metade "
+             "das colunas (d_head = d_model / n_heads).",
+             resposta=lambda: 2),
+        Erro("só o d_head encolheu",
+             "Você viu o d_head cair à metade, mas esqueceu que agora há o dobro de cabeças de key/value para "
+             "guardar.",
+             resposta=lambda: 0.5),
+        Erro("ao quadrado",
+             "As cabeças não multiplicam a memória duas vezes: o cache cresce com n_kv_heads · d_head, e esse "
+             "produto é d_model na MHA.",
+             resposta=lambda: 4),
+    ],
+)
+
+
+@corretor_de(PREVISAO_CACHE_CABECAS)
+def check_previsao_cache_cabecas(previsao: Any) -> bool:
+    """Mostra e confere a previsão: na MHA com ``d_model = 4096`` fixo, passar de 32 para 64 cabeças
+    multiplica o KV cache por quanto? (Por 1: ``n_heads · d_head = d_model`` não muda.) Aceita vírgula
+    decimal e o arredondamento em duas casas; reconhece cada erro de :data:`PREVISAO_CACHE_CABECAS`."""
+    return conferir_previsao(PREVISAO_CACHE_CABECAS, previsao)

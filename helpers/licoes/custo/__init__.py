@@ -1,0 +1,36 @@
+"""Lição "O custo quadrático" (notebook ``custo_quadratico``): o painel do custo de cada atenção e os corretores da softmax online e da memória dos pesos.
+
+As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
+mostra e corrige. É um pacote para que nenhum módulo fique grande demais; o notebook usa só este nome
+(``from helpers.licoes import custo as licao``):
+
+- :mod:`.medidas` — cronometrar num núcleo só, o tempo de uma camada recorrente, as marcas em ms e os
+  bytes com vírgula decimal;
+- :mod:`.figuras` e :mod:`.paineis` — a figura e o painel do custo de cada atenção;
+- :mod:`.corretores` — juntar dois estados da softmax online e a memória dos pesos;
+- :mod:`.blocos` — a atenção por blocos com a softmax online do estudante (o resultado e o caminho);
+- :mod:`.previsoes` — a previsão (prever, depois conferir): o estado da atenção linear causal.
+"""
+
+from .blocos import POR_BLOCOS, check_atencao_por_blocos
+from .corretores import COMBINAR_ESTADOS, MEMORIA_PESOS, EstadoOnline, check_combinar_estados, check_memoria_pesos
+from .figuras import ESTILO_METODOS, NOMES_METODOS, FiguraCusto
+from .medidas import bytes_na_prosa, cronometrar, marcas_em_ms, tempo_rnn, um_nucleo
+from .paineis import painel_custo
+from .previsoes import PREVISAO_ESTADO_LINEAR, check_previsao_estado_linear
+
+# Os painéis e os corretores moram nos submódulos, mas são a cara pública da lição: eles dizem que são
+# daqui, como em :mod:`helpers.licoes.aprendida`. É por esse nome que ``tools.notebooks.paineis()`` (os testes
+# de estilo e o benchmark de latência) acha os painéis de cada lição.
+for _f in (painel_custo, check_combinar_estados, check_memoria_pesos, check_atencao_por_blocos,
+           check_previsao_estado_linear):
+    _f.__module__ = __name__
+del _f
+
+__all__ = [
+    "bytes_na_prosa", "cronometrar", "marcas_em_ms", "tempo_rnn", "um_nucleo",
+    "ESTILO_METODOS", "NOMES_METODOS", "FiguraCusto", "painel_custo",
+    "COMBINAR_ESTADOS", "MEMORIA_PESOS", "EstadoOnline", "check_combinar_estados", "check_memoria_pesos",
+    "POR_BLOCOS", "check_atencao_por_blocos",
+    "PREVISAO_ESTADO_LINEAR", "check_previsao_estado_linear",
+]
