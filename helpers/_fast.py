@@ -1,5 +1,9 @@
 """Os caminhos rápidos do núcleo matemático: a softmax no lugar, em vários núcleos, e o controle das
 threads do BLAS. Privado ao pacote; o resultado é sempre idêntico ao do caminho simples.
+
+Também moram aqui as peças que dois módulos do núcleo dividem: o tamanho padrão dos blocos da
+atenção por blocos (:mod:`helpers.efficient` e :mod:`helpers.costs`) e a sigmoide sem overflow (a
+porta de :class:`helpers.rnn.GatedRNN` e o caminho rápido de :func:`helpers.recurrent.recall_curve`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,10 @@ from ._validation import as_float
 #: os núcleos
 PARALLEL_FROM = 1 << 20
 
+#: tamanho padrão dos blocos de queries e de keys da atenção por blocos (um bloco de escores
+#: 256 × 256 em float64 ocupa 0.5 MiB)
+BLOCO_PADRAO = 256
+
 
 def cores() -> int:
     """Quantos núcleos este processo pode usar (respeita a afinidade, no Linux)."""
@@ -24,6 +32,11 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # macOS, Windows
         return os.cpu_count() or 1
+
+
+def sigmoid(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A sigmoide ``σ(z)``, elemento a elemento."""
+    return 0.5 * (1.0 + np.tanh(0.5 * z))  # = 1 / (1 + e^-z), sem overflow
 
 
 def blas_one_thread() -> contextlib.AbstractContextManager:

@@ -1,9 +1,9 @@
-"""Validação de entradas do núcleo matemático (attention, efficient, recurrent, model).
+"""Validação de entradas do núcleo matemático (attention, efficient, costs, rnn, recurrent, model).
 
 Tudo aqui levanta ``ValueError`` com uma mensagem em português que cita as formas ou os valores
 envolvidos. É privado ao pacote (o ``_`` do nome do módulo): as lições e os notebooks usam as funções
-públicas de :mod:`helpers.attention`, :mod:`helpers.efficient` e :mod:`helpers.recurrent`, que chamam
-estas.
+públicas de :mod:`helpers.attention`, :mod:`helpers.efficient`, :mod:`helpers.recurrent` e companhia,
+que chamam estas.
 """
 
 from __future__ import annotations
@@ -57,6 +57,16 @@ def positive_int(value: int, name: str, minimum: int = 1) -> int:
             raise ValueError(f"{name} precisa ser um inteiro positivo (recebi {value!r}).")
         raise ValueError(f"{name} precisa ser um inteiro >= {minimum} (recebi {value!r}).")
     return int(value)
+
+
+def sequence(xs: ArrayLike, d: int) -> NDArray[np.float64]:
+    """Uma sequência de entradas ``(..., T, d)`` para as redes recorrentes, em float64, com ``T > 0``."""
+    arr = as_float64(xs, "xs")
+    if arr.ndim < 2 or arr.shape[-1] != d:
+        raise ValueError(f"xs precisa ter forma (..., T, d) com d = {d}; recebi {arr.shape}.")
+    if arr.shape[-2] == 0:
+        raise ValueError(f"a sequência está vazia (xs tem forma {arr.shape}, T = 0).")
+    return arr
 
 
 def qkv(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, tuple]:

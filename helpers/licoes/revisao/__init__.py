@@ -1,0 +1,45 @@
+"""Lição "Revisão" (notebook ``revisao``): o diagrama do mecanismo inteiro, o quiz e o corretor do mecanismo.
+
+As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
+mostra e corrige. É um pacote, na ordem do notebook; o notebook usa só este nome
+(``from helpers.licoes import revisao as licao``):
+
+- :mod:`.paineis` — o mecanismo inteiro ao vivo, por cabeça (§2);
+- :mod:`.previsoes` — a previsão do peso da key esticada (equívoco 1, §3);
+- :mod:`.figuras` — a figura do mecanismo inteiro (o resumo);
+- :mod:`.quiz` — o quiz de revisão: a correção de cada resposta, o corretor digitado, o quiz clicável e
+  as perguntas em texto (Exercício 1);
+- :mod:`.corretores` — o mecanismo inteiro só com numpy (Exercício 2).
+"""
+
+# os símbolos dos vereditos, que os testes leem como ``licao.OK`` (vêm de helpers.corretor)
+from ...corretor import ERRO, OK, PENDENTE
+from .corretores import MECANISMO, check_mecanismo
+from .figuras import figura_mecanismo
+from .paineis import (
+    MAPA_DIVERGENTE,
+    FiguraMecanismoVivo,
+    PainelMecanismo,
+    exemplo_da_revisao,
+    mecanismo_ao_vivo,
+    painel_mecanismo,
+)
+from .previsoes import PREVISAO_K3, check_previsao_k3_esticada
+from .quiz import QUIZ, QuizClicavel, avaliar_resposta, check_quiz, quiz_clicavel, quiz_em_html, texto_do_quiz
+
+# Os painéis e os corretores moram nos submódulos, mas são a cara pública da lição: como o numpy faz com
+# as suas funções (``numpy.sum.__module__ == "numpy"``), eles dizem que são daqui. É por esse nome que
+# ``tools.notebooks.paineis()`` (os testes de estilo e o benchmark de latência) acha os painéis de cada lição.
+for _f in (painel_mecanismo, check_previsao_k3_esticada, check_quiz, check_mecanismo):
+    _f.__module__ = __name__
+del _f
+
+__all__ = [
+    "MAPA_DIVERGENTE", "FiguraMecanismoVivo", "PainelMecanismo", "exemplo_da_revisao", "mecanismo_ao_vivo",
+    "painel_mecanismo",
+    "PREVISAO_K3", "check_previsao_k3_esticada",
+    "figura_mecanismo",
+    "QUIZ", "QuizClicavel", "avaliar_resposta", "check_quiz", "quiz_clicavel", "quiz_em_html", "texto_do_quiz",
+    "MECANISMO", "check_mecanismo",
+    "ERRO", "OK", "PENDENTE",
+]

@@ -1,0 +1,370 @@
+"""O quiz de revisão (notebook ``revisao``): ler a resposta (letra, número com vírgula ou ponto, unidade de
+bytes), corrigir com o equívoco que ela revela (:func:`avaliar_resposta`), o corretor digitado
+:func:`check_quiz`, o quiz clicável e as perguntas em texto (HTML e Markdown)."""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from typing import Any
+
+import ipywidgets as W
+from IPython.display import HTML
+
+from ...corretor import ERRO, OK, PENDENTE, corretor_de
+from ...data import bate_na_precisao, carregar_quiz, casas_escritas
+
+_LETRAS_SOLTAS = "()[]. )"
+
+def _letra(resposta: Any) -> str | None:
+    """``"b"``, ``"B"``, ``" b) "``, ``"(b)"`` → ``"b"``; qualquer outra coisa → ``None``."""
+    if not isinstance(resposta, str):
+        return None
+    letra = resposta.strip().strip(_LETRAS_SOLTAS).strip().lower()
+    return letra if len(letra) == 1 and letra.isalpha() else None
+
+def _numero_da_resposta(resposta: Any) -> float | None:
+    """Um número (``16``, ``16.0``, ``np.float64(16)``, ``"16"``, ``"0,665"``) → ``float``; senão ``None``."""
+    if isinstance(resposta, bool):
+        return None
+    if isinstance(resposta, str):
+        lido = _ler_texto_numerico(resposta)
+        return None if lido is None or lido[2] else lido[0]
+    try:
+        valor = float(resposta)
+    except (TypeError, ValueError):
+        return None
+    return valor if math.isfinite(valor) else None
+
+def _fmt_num(x: float) -> str:
+    return f"{x:g}".replace(".", ",")
+
+
+#: unidades de bytes que o quiz entende (binárias) e o fator de cada uma
+_BYTES = {"b": 1, "byte": 1, "bytes": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30}
+#: as decimais, que valem outra coisa: o equívoco KB = KiB tem nome
+_BYTES_DECIMAIS = {"kb": 10**3, "mb": 10**6, "gb": 10**9}
+#: "unidades" de uma razão ("16 vezes", "16x")
+_VEZES = {"x", "×", "vezes", "vez"}
+_TEXTO_NUMERICO = re.compile(r"^\s*([+-]?[\d\s\u00a0\u202f.,]*\d)\s*([^\d\s].*?)?\s*$")
+
+
+def _ler_texto_numerico(texto: str) -> tuple[float, int, str] | None:
+    """``"0,67"`` → ``(0.67, 2, "")``; ``"128 KiB"`` → ``(128.0, 0, "KiB")``; ``"131 072 bytes"`` →
+    ``(131072.0, 0, "bytes")``; ``"1.234,5"`` → ``(1234.5, 1, "")``. Vírgula ou ponto decimal; espaços
+    separam milhares; com ponto **e** vírgula, o último é o decimal. ``None`` se não for um número."""
+    m = _TEXTO_NUMERICO.match(texto)
+    if not m:
+        return None
+    numero, unidade = re.sub(r"[\s\u00a0\u202f]", "", m.group(1)), (m.group(2) or "").strip()
+    if "," in numero and "." in numero:
+        decimal = "," if numero.rfind(",") > numero.rfind(".") else "."
+        numero = numero.replace("." if decimal == "," else ",", "").replace(",", ".")
+    else:
+        numero = numero.replace(",", ".")
+    if numero.count(".") > 1:
+        return None
+    try:
+        valor = float(numero)
+    except ValueError:
+        return None
+    casas = len(numero.split(".", 1)[1]) if "." in numero else 0
+    return valor, casas, unidade
+
+
+def _ler_numero(pergunta: Any, resposta: Any) -> tuple[float, int, str] | str:
+    """A resposta numérica na unidade que a pergunta pede: ``(valor, casas escritas, observação)``, ou o
+    texto do problema (não é número, unidade que não se converte)."""
+    unidade_pedida = pergunta.unidade
+    if isinstance(resposta, str):
+        lido = _ler_texto_numerico(resposta)
+        if lido is None:
+            exemplo = f"por exemplo 128 ou 128 {unidade_pedida}" if unidade_pedida else "por exemplo 3 ou 0,25"
+            return f"a resposta é um número ({exemplo}); veio {resposta!r}"
+        valor, casas, unidade = lido
+        u = unidade.lower()
+        if not u or (not unidade_pedida and u in _VEZES):
+            return valor, casas, ""
+        if unidade_pedida and u == unidade_pedida.lower():
+            return valor, casas, ""
+        if unidade_pedida.lower() in _BYTES and u in _BYTES:
+            convertido = valor * _BYTES[u] / _BYTES[unidade_pedida.lower()]
+            return convertido, pergunta.casas or 0, f"{_fmt_num(valor)} {unidade} = {_fmt_num(convertido)} {unidade_pedida}"
+        if unidade_pedida.lower() in _BYTES and u in _BYTES_DECIMAIS:
+            convertido = valor * _BYTES_DECIMAIS[u] / _BYTES[unidade_pedida.lower()]
+            return convertido, max(pergunta.casas or 0, 2), (
+                f"Atenção à unidade: {unidade} é decimal (1 {unidade} = {_BYTES_DECIMAIS[u]:,} bytes".replace(",", " ")
+                + f"), e a pergunta pede {unidade_pedida}, que é binária (1 KiB = 1024 bytes): {_fmt_num(valor)} {unidade} "
+                f"= {_fmt_num(round(convertido, 3))} {unidade_pedida}")
+        pedida = f"a pergunta pede {unidade_pedida}" if unidade_pedida else "a pergunta pede só o número"
+        return f"não entendi a unidade {unidade!r}: {pedida}"
+    if isinstance(resposta, bool):
+        return f"a resposta é um número; veio {resposta!r}"
+    try:
+        valor = float(resposta)
+    except (TypeError, ValueError):
+        return f"a resposta é um número (por exemplo 3 ou 0,25); veio {resposta!r}"
+    if not math.isfinite(valor):
+        return f"a resposta é um número finito; veio {resposta!r}"
+    return valor, casas_escritas(resposta), ""
+
+
+def _confere(pergunta: Any, valor: float, casas: int) -> bool:
+    if pergunta.casas is None:
+        return abs(valor - pergunta.resposta) <= pergunta.tolerancia
+    return bate_na_precisao(valor, pergunta.resposta, pergunta.casas, casas)
+
+
+def _bate_com_erro(erro: Any, valor: float, casas: int) -> bool:
+    if erro.casas is None:
+        return abs(valor - erro.valor) <= erro.tolerancia
+    return bate_na_precisao(valor, erro.valor, erro.casas, casas)
+
+
+def avaliar_resposta(pergunta: Any, resposta: Any) -> tuple[str, str]:
+    """Corrige uma resposta: ``(situação, mensagem)``, com situação ``"certa"``, ``"errada"`` ou ``"pendente"``.
+
+    A mensagem diz, em português, **por que** a resposta está errada — o equívoco que a opção escolhida
+    (ou o valor errado reconhecido) revela e a explicação — e qual notebook rever. Nas numéricas, aceita
+    vírgula decimal, o arredondamento até a precisão pedida (0,67 para 0,665…) e a unidade, quando a
+    pergunta pede uma ("128 KiB", ou "131072 bytes", convertido).
+    """
+    cab = f"Pergunta {pergunta.numero}"
+    rever = f"\n      ↪ reveja o {pergunta.revisar}."
+    if resposta is None or (isinstance(resposta, str) and not resposta.strip()):
+        return "pendente", f"{PENDENTE} {cab}: ainda não respondida."
+    if pergunta.tipo == "escolha":
+        letras = ", ".join(pergunta.opcoes)
+        letra = _letra(resposta)
+        if letra is None or letra not in pergunta.opcoes:
+            return "errada", (f"{ERRO} {cab}: responda com uma das letras {letras}, como texto (entre aspas, "
+                              f"por exemplo \"a\"); veio {resposta!r}.")
+        if letra == pergunta.resposta:
+            return "certa", f"{OK} {cab}: ({letra}) certo! {pergunta.explicacao}"
+        equivoco = pergunta.equivocos.get(letra)
+        nome = f"Equívoco: {equivoco}. " if equivoco else ""
+        return "errada", f"{ERRO} {cab}: ({letra}) não. {nome}{pergunta.erros[letra]}" + rever
+    lido = _ler_numero(pergunta, resposta)
+    if isinstance(lido, str):
+        return "errada", f"{ERRO} {cab}: {lido}."
+    valor, casas, observacao = lido
+    obs = f" ({observacao})" if observacao and not observacao.startswith("Atenção") else ""
+    unidade = f" {pergunta.unidade}" if pergunta.unidade else ""
+    if _confere(pergunta, valor, casas):
+        return "certa", f"{OK} {cab}: {_fmt_num(valor)}{unidade}{obs}, certo! {pergunta.explicacao}"
+    aviso = f" {observacao}." if observacao.startswith("Atenção") else ""
+    for erro in pergunta.erros_numericos:
+        if _bate_com_erro(erro, valor, casas):
+            nome = f"Equívoco: {erro.equivoco}. " if erro.equivoco else ""
+            return "errada", f"{ERRO} {cab}: {_fmt_num(valor)}{unidade}{obs} não.{aviso} {nome}{erro.explicacao}" + rever
+    return "errada", f"{ERRO} {cab}: {_fmt_num(valor)}{unidade}{obs} não.{aviso} Dica: {pergunta.dica}" + rever
+
+class _Quiz:
+    """O quiz visto como um exercício, para o guia do instrutor: o nome e os equívocos que ele reconhece
+    (os das opções erradas e dos valores errados conhecidos, na ordem das perguntas, sem repetir)."""
+
+    nome = "o quiz de revisão"
+
+    def nomes_dos_erros(self) -> list[str]:
+        nomes: list[str] = []
+        for p in carregar_quiz():
+            novos = list(p.equivocos.values()) if p.tipo == "escolha" else [e.equivoco for e in p.erros_numericos]
+            for n in novos:
+                if n and n not in nomes:  # sem repetir, nem dentro da mesma pergunta
+                    nomes.append(n)
+        return nomes
+
+
+QUIZ = _Quiz()
+
+
+@corretor_de(QUIZ)  # type: ignore[arg-type]
+def check_quiz(respostas: Any) -> bool:
+    """Corrige o quiz de revisão e imprime um veredito por pergunta (o caminho digitado; o clicável é
+    :func:`quiz_clicavel`, com as mesmas mensagens).
+
+    ``respostas`` é um dicionário ``{número da pergunta: resposta}``: uma letra (``"a"``, ``"b"``, …)
+    nas perguntas de escolha, um número nas numéricas (``0.67``, ``"0,67"``, ``"128 KiB"``), ``None`` nas
+    que ainda não foram respondidas (elas aparecem como "ainda não respondida", sem erro). Cada resposta
+    errada recebe o equívoco que leva **àquela** opção (ou àquele número), a explicação e o notebook
+    para rever. Devolve ``True`` só se todas as perguntas estiverem certas.
+    """
+
+    perguntas = carregar_quiz()
+    if not isinstance(respostas, dict):
+        print(f"{ERRO} `respostas` precisa ser um dicionário {{número da pergunta: resposta}}, como o da célula "
+              f"acima; veio {type(respostas).__name__}.")
+        return False
+    numeros = {p.numero for p in perguntas}
+    normalizadas: dict[int, Any] = {}
+    estranhas = []
+    for chave, valor in respostas.items():
+        n = _numero_da_resposta(chave)
+        if n is None or not n.is_integer() or int(n) not in numeros:
+            estranhas.append(chave)
+        else:
+            normalizadas[int(n)] = valor
+    contagem = {"certa": 0, "errada": 0, "pendente": 0}
+    for p in perguntas:
+        situacao, mensagem = avaliar_resposta(p, normalizadas.get(p.numero))
+        contagem[situacao] += 1
+        print(mensagem)
+    if estranhas:
+        print(f"{ERRO} Estas chaves não são números de pergunta (1 a {len(perguntas)}) e foram ignoradas: {estranhas}")
+    total = len(perguntas)
+    if contagem["certa"] == total and not estranhas:
+        print(f"\n{OK} {total} de {total}! Você passou pelo mecanismo inteiro.")
+        return True
+    partes = [f"{contagem['certa']} de {total} certas"]
+    if contagem["errada"]:
+        partes.append(f"{contagem['errada']} para rever")
+    if contagem["pendente"]:
+        partes.append(f"{contagem['pendente']} ainda não respondidas")
+    print("\nResultado: " + "; ".join(partes) + ".")
+    return False
+
+
+# --- o quiz clicável ---------------------------------------------------------------------------------
+
+
+def _html(texto: str) -> str:
+    """Texto do quiz (com **negrito** e quebras de linha) em HTML seguro."""
+    seguro = html.escape(texto)
+    seguro = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", seguro)
+    return seguro.replace("\n", "<br>")
+
+
+def _onde(p: Any) -> str:
+    return f"notebook {p.notebook}" if p.notebook[:1].isdigit() else f"notebook «{p.notebook.capitalize()}»"
+
+
+def _onde_curto(notebook: str) -> str:
+    return f"notebook {notebook}" if notebook[:1].isdigit() else f"notebook «{notebook.capitalize()}»"
+
+
+class QuizClicavel(W.VBox):
+    """O quiz de revisão com widgets: um botão de rádio por letra nas perguntas de escolha e uma caixa de
+    texto (Enter ou o botão "Conferir") nas numéricas. Cada resposta recebe na hora o veredito de
+    :func:`avaliar_resposta` — o equívoco, a explicação e o notebook para rever —, e o placar embaixo
+    soma as certas. Funciona igual no JupyterLab e no Voilà.
+
+    ``responder(numero, resposta)`` faz o mesmo que um clique (para testes e para quem prefere código);
+    ``situacoes`` guarda ``{numero: "certa" | "errada" | "pendente"}``. O seletor ``filtro`` mostra só as
+    perguntas de um notebook (para revisar um de cada vez).
+    """
+
+    def __init__(self) -> None:
+        self.perguntas = carregar_quiz()
+        self.situacoes: dict[int, str] = {p.numero: "pendente" for p in self.perguntas}
+        self.controles: dict[int, W.Widget] = {}
+        self.retornos: dict[int, W.HTML] = {}
+        self.placar = W.HTML()
+        self.blocos: dict[int, W.VBox] = {}
+        notebooks = list(dict.fromkeys(p.notebook for p in self.perguntas))
+        # um slider (e não um menu): o teclado o move igual no JupyterLab e no Voilà
+        self.filtro = W.SelectionSlider(options=[("todas", "todos")] + [(nb if nb[:1].isdigit() else nb.split()[-1], nb)
+                                                                        for nb in notebooks],
+                                        value="todos", description="mostrar as perguntas do notebook:",
+                                        continuous_update=True, style={"description_width": "initial"},
+                                        layout=W.Layout(width="520px"))
+        self.mostrando = W.HTML()
+        self.filtro.observe(lambda _m: self._filtrar(), names="value")
+        blocos: list[W.Widget] = [W.HTML(
+            "<b>Quiz de revisão.</b> Clique numa letra ou escreva o número (vírgula ou ponto; com a unidade, se a "
+            "pergunta pedir uma) e tecle Enter: a resposta é corrigida na hora. Para revisar um notebook só, escolha-o "
+            "no slider <i>mostrar as perguntas do notebook</i>."), W.HBox([self.filtro, self.mostrando])]
+        for p in self.perguntas:
+            texto = f"<b>{p.numero}.</b> {_html(p.enunciado)} <i>({_onde(p)})</i>"
+            if p.tipo == "escolha":
+                texto += "<ul style='margin:4px 0'>" + "".join(
+                    f"<li style='list-style:none'><b>{letra})</b> {_html(op)}</li>" for letra, op in p.opcoes.items()
+                ) + "</ul>"
+                controle = W.RadioButtons(options=[(f"{letra})", letra) for letra in p.opcoes], value=None,
+                                          description="sua resposta:", style={"description_width": "initial"},
+                                          layout=W.Layout(width="auto"))
+                controle.observe(lambda mudanca, n=p.numero: self.responder(n, mudanca["new"]), names="value")
+                linha: W.Widget = controle
+            else:
+                dica = f"um número em {p.unidade}" if p.unidade else "um número"
+                controle = W.Text(placeholder=dica, description="sua resposta:", continuous_update=False,
+                                  style={"description_width": "initial"}, layout=W.Layout(width="320px"))
+                controle.observe(lambda mudanca, n=p.numero: self.responder(n, mudanca["new"]), names="value")
+                botao = W.Button(description="Conferir", layout=W.Layout(width="auto"))
+                botao.on_click(lambda _b, n=p.numero, c=controle: self.responder(n, c.value))
+                linha = W.HBox([controle, botao])
+            retorno = W.HTML(layout=W.Layout(margin="0 0 0 8px"))
+            self.controles[p.numero] = controle
+            self.retornos[p.numero] = retorno
+            bloco = W.VBox([W.HTML(texto), linha, retorno], layout=W.Layout(margin="0 0 14px 0"))
+            bloco.add_class("quiz-pergunta")
+            self.blocos[p.numero] = bloco
+            blocos.append(bloco)
+        blocos.append(self.placar)
+        super().__init__(blocos)
+        self.add_class("quiz-revisao")
+        self._placar()
+        self._filtrar()
+
+    def _filtrar(self) -> None:
+        """Mostra só as perguntas do notebook escolhido em ``filtro`` (ou todas)."""
+        escolha = self.filtro.value
+        visiveis = 0
+        for p in self.perguntas:
+            mostrar = escolha == "todos" or p.notebook == escolha
+            self.blocos[p.numero].layout.display = None if mostrar else "none"
+            visiveis += mostrar
+        qual = "" if escolha == "todos" else f", {_onde_curto(escolha)}"
+        self.mostrando.value = f"&nbsp;mostrando {visiveis} de {len(self.perguntas)} perguntas{qual}"
+
+    def responder(self, numero: int, resposta: Any) -> str:
+        """Corrige ``resposta`` na pergunta ``numero``, mostra o veredito e devolve a situação."""
+        p = next(q for q in self.perguntas if q.numero == numero)
+        situacao, mensagem = avaliar_resposta(p, resposta)
+        if situacao == "pendente":
+            mensagem = ""
+        cor = {"certa": "#1b7a3d", "errada": "#b3261e"}.get(situacao, "inherit")
+        self.retornos[numero].value = f"<div style='color:{cor}'>{_html(mensagem)}</div>" if mensagem else ""
+        self.situacoes[numero] = situacao
+        self._placar()
+        return situacao
+
+    def _placar(self) -> None:
+        certas = sum(s == "certa" for s in self.situacoes.values())
+        erradas = sum(s == "errada" for s in self.situacoes.values())
+        total = len(self.perguntas)
+        fim = " Você passou pelo mecanismo inteiro!" if certas == total else ""
+        self.placar.value = (f"<b>Placar: {certas} de {total} certas</b>"
+                             + (f" · {erradas} para rever" if erradas else "") + fim)
+
+
+def quiz_clicavel() -> QuizClicavel:
+    """O quiz de revisão com botões e caixas (veja :class:`QuizClicavel`)."""
+    return QuizClicavel()
+
+
+def quiz_em_html() -> HTML:
+    """As perguntas em texto, dobradas num ``<details>``: para quem lê sem kernel (GitHub, PDF) ou quer imprimir."""
+    partes = ["<details><summary><b>As perguntas em texto</b> (para ler sem kernel ou imprimir)</summary>"]
+    for p in carregar_quiz():
+        partes.append(f"<p><b>{p.numero}.</b> {_html(p.enunciado)} <i>({_onde(p)})</i></p>")
+        if p.tipo == "escolha":
+            partes.append("<ul>" + "".join(f"<li><b>{letra})</b> {_html(op)}</li>" for letra, op in p.opcoes.items())
+                          + "</ul>")
+        else:
+            partes.append(f"<ul><li><i>Responda com um número{' em ' + p.unidade if p.unidade else ''}.</i></li></ul>")
+    partes.append("</details>")
+    return HTML("\n".join(partes))
+
+def texto_do_quiz() -> str:
+    """As perguntas do quiz em Markdown (para ``display(Markdown(...))`` no notebook), sem as respostas."""
+
+    blocos = []
+    for p in carregar_quiz():
+        linhas = [f"**{p.numero}.** {p.enunciado} *({_onde(p)})*", ""]
+        if p.tipo == "escolha":
+            linhas += [f"- **{letra})** {texto}" for letra, texto in p.opcoes.items()]
+        else:
+            linhas.append(f"- *Responda com um número{' em ' + p.unidade if p.unidade else ''}.*")
+        blocos.append("\n".join(linhas))
+    return "\n\n".join(blocos)
