@@ -26,6 +26,11 @@ PARALLEL_FROM = 1 << 20
 BLOCO_PADRAO = 256
 
 
+def local_query_block(window: int) -> int:
+    """O bloco de queries padrão da atenção local: ``max(64, window)`` (usado pela conta e pelo custo)."""
+    return max(64, window)
+
+
 def cores() -> int:
     """Quantos núcleos este processo pode usar (respeita a afinidade, no Linux)."""
     try:

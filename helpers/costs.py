@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _validation as val
-from ._fast import BLOCO_PADRAO
+from ._fast import BLOCO_PADRAO, local_query_block
 
 __all__ = [
     "band_count",
@@ -95,7 +95,7 @@ def attention_costs(
     banda = band_count(n, window, causal=causal)
     escores_blocos = causal_tile_count(n, b) if causal else n * n
     w = val.window(window)
-    b_local = min(n, max(64, w))  # o bloco de queries padrão de local_attention
+    b_local = min(n, local_query_block(w))  # o bloco de queries padrão de local_attention
     faixa_local = min(n, b_local + (w if causal else 2 * w))  # as keys que um bloco de queries vê, no máximo
     custos = {
         "exata": {"escores": n * n, "flops": 4 * n * n * d, "numeros": n * n},

@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _validation as val
-from ._fast import BLOCO_PADRAO, PARALLEL_FROM, blas_one_thread, cores
+from ._fast import BLOCO_PADRAO, PARALLEL_FROM, blas_one_thread, cores, local_query_block
 from .costs import attention_costs, band_count, causal_tile_count, computed_pairs, layer_comparison, longest_path
 
 __all__ = [
@@ -124,7 +124,7 @@ def local_attention(
     w = val.window(window)
     d_k = qa.shape[-1]
     s = val.scale_for(d_k, scale)
-    b = max(64, w) if block_size is None else val.positive_int(block_size, "block_size")
+    b = local_query_block(w) if block_size is None else val.positive_int(block_size, "block_size")
     dtype = np.result_type(qa, ka, va)
     n_q, n_k = qa.shape[-2], ka.shape[-2]
     out = np.zeros((*lead, n_q, va.shape[-1]), dtype=dtype)
