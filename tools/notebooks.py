@@ -70,7 +70,9 @@ def paineis() -> dict[str, Callable[..., Any]]:
     for etapa in TRILHA:
         modulo = modulo_da_licao(etapa)
         for nome, f in inspect.getmembers(modulo, inspect.isfunction):
-            if nome.startswith("painel_") and f.__module__ == modulo.__name__:
+            # os da própria lição (num pacote, de um dos seus submódulos), não os importados de outra
+            if nome.startswith("painel_") and (f.__module__ == modulo.__name__
+                                               or f.__module__.startswith(modulo.__name__ + ".")):
                 achados[nome] = f
     return achados
 

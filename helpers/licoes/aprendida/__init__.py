@@ -69,14 +69,6 @@ from .rede import (
     treinar_sem_atencao,
 )
 
-# Os painéis e os corretores moram nos submódulos, mas são a cara pública da lição: como o numpy faz com
-# as suas funções (``numpy.sum.__module__ == "numpy"``), eles dizem que são daqui. É por esse nome que
-# ``tools.notebooks.paineis()`` (os testes de estilo e o benchmark de latência) acha os painéis de cada lição.
-for _f in (painel_treino, painel_vista_cabecas, check_gradiente_atencao, check_passo_adam, check_previsao_camada,
-           check_previsao_desligar):
-    _f.__module__ = __name__
-del _f
-
 __all__ = [
     "ALVOS", "CLASSES", "LACUNA", "N_MAX", "VOCABULARIO", "Frase", "classe_do_alvo", "codificar", "gerar_frases",
     "vocabulario",

@@ -24,14 +24,6 @@ from .geracao import GERAR_GQA, check_gerar_gqa
 from .paineis import CONTEXTOS_CABECAS, PRECISOES_CABECAS, divisores, painel_cabecas
 from .previsoes import PREVISAO_CACHE_CABECAS, check_previsao_cache_cabecas
 
-# Os painéis e os corretores moram nos submódulos, mas são a cara pública da lição: eles dizem que são
-# daqui, como em :mod:`helpers.licoes.aprendida`. É por esse nome que ``tools.notebooks.paineis()`` (os testes
-# de estilo e o benchmark de latência) acha os painéis de cada lição.
-for _f in (painel_cabecas, check_dividir_cabecas, check_cabeca_kv, check_memoria_kv, check_gerar_gqa,
-           check_previsao_cache_cabecas):
-    _f.__module__ = __name__
-del _f
-
 __all__ = [
     "CORES_GRUPOS", "FiguraCabecas", "desenhar_mapa_cabeca", "figura_kv_cache", "figura_mapas_cabecas",
     "CONTEXTOS_CABECAS", "PRECISOES_CABECAS", "divisores", "painel_cabecas",

@@ -19,14 +19,6 @@ from .medidas import bytes_na_prosa, cronometrar, marcas_em_ms, tempo_rnn, um_nu
 from .paineis import painel_custo
 from .previsoes import PREVISAO_ESTADO_LINEAR, check_previsao_estado_linear
 
-# Os painéis e os corretores moram nos submódulos, mas são a cara pública da lição: eles dizem que são
-# daqui, como em :mod:`helpers.licoes.aprendida`. É por esse nome que ``tools.notebooks.paineis()`` (os testes
-# de estilo e o benchmark de latência) acha os painéis de cada lição.
-for _f in (painel_custo, check_combinar_estados, check_memoria_pesos, check_atencao_por_blocos,
-           check_previsao_estado_linear):
-    _f.__module__ = __name__
-del _f
-
 __all__ = [
     "bytes_na_prosa", "cronometrar", "marcas_em_ms", "tempo_rnn", "um_nucleo",
     "ESTILO_METODOS", "NOMES_METODOS", "FiguraCusto", "painel_custo",

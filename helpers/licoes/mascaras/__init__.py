@@ -17,14 +17,6 @@ from .figuras import COR_MASCARADA, FiguraMascaras, MapaDePesos, figura_pesos
 from .paineis import FRASE_MASCARAS, PAD, painel_mascaras
 from .previsoes import PREVISAO_FORMA, check_previsao_forma
 
-# Os painéis e os corretores moram nos submódulos, mas são a cara pública da lição: como o numpy faz com
-# as suas funções (``numpy.sum.__module__ == "numpy"``), eles dizem que são daqui. É por esse nome que
-# ``tools.notebooks.paineis()`` (os testes de estilo e o benchmark de latência) acha os painéis de cada lição.
-for _f in (painel_mascaras, check_mascara_causal, check_mascara_padding, check_atencao_com_mascara,
-           check_atencao_cruzada, check_previsao_forma):
-    _f.__module__ = __name__
-del _f
-
 __all__ = [
     "COR_MASCARADA", "FiguraMascaras", "MapaDePesos", "figura_pesos",
     "FRASE_MASCARAS", "PAD", "painel_mascaras",

@@ -20,13 +20,6 @@ from .figuras import FiguraBanco, desenhar_pesos, eixos_banco, figura_banco
 from .paineis import painel_projecoes
 from .previsoes import PREVISAO_SIMETRIA, check_previsao_simetria
 
-# Os painéis e os corretores moram nos submódulos, mas são a cara pública da lição: como o numpy faz com
-# as suas funções (``numpy.sum.__module__ == "numpy"``), eles dizem que são daqui. É por esse nome que
-# ``tools.notebooks.paineis()`` (os testes de estilo e o benchmark de latência) acha os painéis de cada lição.
-for _f in (painel_projecoes, check_projecoes, check_autoatencao, check_previsao_simetria):
-    _f.__module__ = __name__
-del _f
-
 __all__ = [
     "DIMENSOES_BANCO", "EMBEDDINGS_BANCO", "FRASE_DINHEIRO", "FRASE_PRACA", "matrizes_banco",
     "FiguraBanco", "desenhar_pesos", "eixos_banco", "figura_banco",

@@ -27,13 +27,6 @@ from .paineis import (
 from .previsoes import PREVISAO_K3, check_previsao_k3_esticada
 from .quiz import QUIZ, QuizClicavel, avaliar_resposta, check_quiz, quiz_clicavel, quiz_em_html, texto_do_quiz
 
-# Os painéis e os corretores moram nos submódulos, mas são a cara pública da lição: como o numpy faz com
-# as suas funções (``numpy.sum.__module__ == "numpy"``), eles dizem que são daqui. É por esse nome que
-# ``tools.notebooks.paineis()`` (os testes de estilo e o benchmark de latência) acha os painéis de cada lição.
-for _f in (painel_mecanismo, check_previsao_k3_esticada, check_quiz, check_mecanismo):
-    _f.__module__ = __name__
-del _f
-
 __all__ = [
     "MAPA_DIVERGENTE", "FiguraMecanismoVivo", "PainelMecanismo", "exemplo_da_revisao", "mecanismo_ao_vivo",
     "painel_mecanismo",
