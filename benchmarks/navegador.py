@@ -315,7 +315,9 @@ def medir_painel(pagina, raiz, n_teclas: int, arrastar: bool = True) -> Medidas:
         if handle is None:
             continue
         m = medir_teclas(pagina, raiz, handle, n_teclas, tem_texto)
-        if arrastar:
+        # um slider que não muda a figura (só o texto, como a semente do painel do treino) não tem o que
+        # mostrar durante um arrasto: ele não entra na conta das figuras do arrasto
+        if arrastar and m.teclas_ms:
             m.juntar(medir_arrasto(pagina, raiz, controle, indice=indice))
         indice += 1
         m.sliders = 1
@@ -503,6 +505,8 @@ def linhas_da_medicao(resultados: dict[str, Medidas]) -> list[Linha]:
     todos: list[float] = []
     for nome, m in resultados.items():
         if nome == NOME_REFERENCIA:
+            continue
+        if not m.teclas_ms and not m.sliders:  # um widget sem sliders (o quiz clicável): não é um painel
             continue
         if not m.teclas_ms:
             linhas.append(Linha("5", MEDICAO, nome, f"ERRO: nenhuma figura nova em {m.sem_figura} teclas",

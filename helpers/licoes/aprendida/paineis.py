@@ -462,7 +462,8 @@ def painel_treino(inicial: Treino | None = None, *, receita: Receita = RECEITA_A
     nomes dos já feitos) e, do último, ``acuracia``, ``analise`` e ``perdas`` (``None`` antes do primeiro).
     """
     passos = receita.passos if passos is None else passos
-    estilo = {"continuous_update": False, "style": {"description_width": "initial"}, "layout": W.Layout(width="330px")}
+    # os sliders só escolhem o próximo treino, mas a linha do fim acompanha o arrasto (como nos outros painéis)
+    estilo = {"style": {"description_width": "initial"}, "layout": W.Layout(width="330px")}
     controles: dict[str, W.ValueWidget] = {
         "passos": W.IntSlider(value=passos, min=100, max=1000, step=100, description="passos", **estilo),
         "semente": W.IntSlider(value=semente, min=0, max=9, step=1, description="semente", **estilo),
