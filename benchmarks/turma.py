@@ -789,7 +789,8 @@ def frase_resumo(caps: list[Capacidade], memoria_gib: float = 24.0) -> str:
     if medido >= aqui.simulado:
         quantos = f"{'pelo menos ' if aqui.passou_do_maior_n else 'cerca de '}{medido} estudantes"
     else:
-        quantos = f"de {medido} (medido, com a máquina dividida com outros processos) a {aqui.simulado} (simulado, só a turma) estudantes"
+        quantos = (f"de {medido} (medido nesta máquina) a {aqui.simulado} (simulado: só os kernels da turma, sem o servidor "
+                   "de cada um nem outros processos) estudantes")
     texto = (f"Num servidor de {aqui.nucleos} núcleos e {memoria_gib:.0f} GB, {quantos} podem mexer nos painéis ao "
              f"mesmo tempo com cada atualização pronta em menos de {META_P95_MS:.0f} ms (p95). ")
     if aqui.memoria >= aqui.simulado:
