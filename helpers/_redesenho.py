@@ -17,8 +17,15 @@ Como funciona (:class:`Redesenho`):
 3. **fundo e frente** — percorrendo as unidades na ordem, uma unidade vai para a *frente* se é
    dinâmica ou se pinta onde alguma unidade anterior da frente pode pintar (a grade por cima de uma
    barra que muda, um rótulo fixo por cima de uma seta que anda); as outras formam o *fundo*,
-   desenhado uma vez e guardado. A cada movimento: o fundo guardado e, por cima, a frente, na ordem;
-4. **as garantias** — se algo estrutural muda (limites ou posição de um eixo, artistas criados ou
+   desenhado uma vez e guardado;
+4. **só onde mudou** — a cada movimento, um dinâmico mudou se a *impressão* do seu estado mudou
+   (atributo por atributo, :func:`helpers._caixas._impressao`: a marca ``stale`` não basta, porque
+   ``set_color`` com a mesma cor também marca). Onde ele mudou fica *danificado*: o território; para
+   um texto solto, a caixa de antes e a de agora; para uma imagem de ``imshow`` em que só os dados
+   mudaram, as células diferentes. Só nas regiões danificadas o fundo é restaurado e a frente que as
+   cruza é redesenhada, na ordem; fora delas, a imagem mostrada é a do movimento anterior, que
+   continua certa ali (nada que mudou pinta fora da região);
+5. **as garantias** — se algo estrutural muda (limites ou posição de um eixo, artistas criados ou
    removidos, tamanho da figura), se um artista fixo muda (ele passa a dinâmico) ou se um dinâmico
    sai do seu território (que cresce), o movimento é desenhado por inteiro e o fundo é refeito no
    movimento seguinte.
@@ -39,16 +46,27 @@ from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.collections import Collection
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
 from matplotlib.legend import Legend
 from matplotlib.text import Annotation, Text
 from matplotlib.transforms import Bbox
 
 from ._agg_rapido import CanvasRapido
-
-#: folga (px) em volta das caixas: o antisserrilhado pinta um pixel além do contorno (mais meia espessura de linha)
-_FOLGA_PX = 1.5
+from ._caixas import (
+    _FOLGA_PX,
+    _caixa,
+    _caixa_das_celulas,
+    _contem,
+    _cruzam,
+    _descendentes,
+    _fatia,
+    _folga_da_seta,
+    _impressao,
+    _juntar,
+    _posicao_anotacao,
+    _recorte,
+)
 
 
 class _XyQueMarca:
@@ -114,92 +132,6 @@ class _Unidade:
         self.frente = False
 
 
-def _espessura_px(artista: Artist, dpi: float) -> float:
-    try:
-        lw = artista.get_linewidth()
-    except AttributeError:
-        return 0.0
-    lw = float(np.max(lw)) if np.size(lw) else 0.0
-    return lw * dpi / 72.0
-
-
-def _recorte(artista: Artist) -> Bbox | None:
-    """A caixa (px) a que o artista está recortado, ou ``None``."""
-    if not artista.get_clip_on():
-        return None
-    caixa = artista.get_clip_box()
-    return None if caixa is None else Bbox(caixa.get_points().copy())
-
-
-def _caixa(artista: Artist, renderer: Any, figura: Bbox) -> Bbox:
-    """Uma caixa (px) que contém todo pixel que ``artista`` pinta (com folga); na dúvida, a figura."""
-    recorte = _recorte(artista)
-    if isinstance(artista, Collection):  # a extensão das coleções não é confiável: usa o recorte
-        caixa = recorte if recorte is not None else figura
-        return caixa.padded(_FOLGA_PX)
-    if isinstance(artista, Axis):  # marcas, rótulos e a grade, que cobre o eixo inteiro
-        caixa = artista.get_tightbbox(renderer)
-        caixas = [artista.axes.bbox] + ([caixa] if caixa is not None else [])
-        return Bbox.union(caixas).padded(_FOLGA_PX + 2.0)
-    if type(artista).get_window_extent is Artist.get_window_extent:  # não sabe a própria caixa
-        return figura
-    try:
-        caixa = artista.get_window_extent(renderer)
-        if isinstance(artista, Text) and artista.get_bbox_patch() is not None:
-            artista.update_bbox_position_size(renderer)
-            caixa = Bbox.union([caixa, artista.get_bbox_patch().get_window_extent(renderer)])
-        if isinstance(artista, Annotation) and artista.arrow_patch is not None:
-            caixa = Bbox.union([caixa, artista.arrow_patch.get_window_extent(renderer)])
-    except Exception:
-        return figura
-    pontos = caixa.get_points()
-    if not np.all(np.isfinite(pontos)):
-        return figura
-    folga = _FOLGA_PX + _espessura_px(artista, renderer.dpi) / 2
-    if isinstance(artista, Annotation) and artista.arrow_patch is not None:
-        folga += _espessura_px(artista.arrow_patch, renderer.dpi) / 2
-    caixa = Bbox(pontos.copy()).padded(folga)
-    if recorte is not None:
-        dentro = Bbox.intersection(caixa, recorte.padded(1.0))
-        caixa = dentro if dentro is not None else Bbox([[0, 0], [0, 0]])
-    return caixa
-
-
-def _folga_da_seta(artista: Artist, dpi: float) -> float:
-    """Quanto a seta de uma anotação pinta além da reta entre as pontas (a cabeça se abre para os lados)."""
-    seta = artista.arrow_patch if isinstance(artista, Annotation) else None
-    if seta is None:
-        return 0.0
-    return 0.6 * seta.get_mutation_scale() * dpi / 72.0 + _espessura_px(seta, dpi) / 2
-
-
-def _cruzam(a: Bbox | None, b: Bbox | None) -> bool:
-    if a is None or b is None:
-        return True
-    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
-
-
-def _contem(fora: Bbox, dentro: Bbox) -> bool:
-    return (fora.x0 <= dentro.x0 and fora.y0 <= dentro.y0 and fora.x1 >= dentro.x1 and fora.y1 >= dentro.y1)
-
-
-def _descendentes(artista: Artist) -> list[Artist]:
-    """O artista e tudo o que ele desenha (inclusive a seta de uma anotação e a caixa de um texto)."""
-    todos = artista.findobj(include_self=True)
-    for a in list(todos):
-        if isinstance(a, Annotation) and a.arrow_patch is not None:
-            todos.append(a.arrow_patch)
-        if isinstance(a, Text) and a.get_bbox_patch() is not None:
-            todos.append(a.get_bbox_patch())
-    return todos
-
-
-def _posicao_anotacao(a: Artist) -> Any:
-    if isinstance(a, Annotation):
-        return (tuple(np.ravel(a.xy)), tuple(np.ravel(a.xyann)))
-    return None
-
-
 def _filhos_do_eixo(ax: Axes) -> list[Artist]:
     """Os filhos que ``Axes.draw`` desenha, na ordem dele (sem o fundo do eixo)."""
     filhos = ax.get_children()
@@ -252,13 +184,19 @@ class Redesenho:
         self._assinatura: Any = None
         self._fundo: Any = None
         self._frente: list[_Unidade] = []
+        self._caixas_frente = np.zeros((0, 4))
         self._livres: list[Artist] = []  # dinâmicos sem recorte: território conferido a cada movimento
         self._estaticos: list[tuple[Artist, list[Artist], Any]] = []
         self._estaticos_na_frente: list[Artist] = []
+        # os dinâmicos da frente: (posição na frente, unidade, o que ela desenha, a impressão do estado que
+        # está na imagem e, para um texto solto, a caixa onde ele pintou; para os outros, ``None``: o território)
+        self._vivos: list[tuple[int, _Unidade, list[Artist], tuple, Bbox | None]] = []
+        self._saida: np.ndarray | None = None  # a imagem mostrada (a frente só é certa onde foi redesenhada)
         self._suportado = True
         self.completos = 0
         self.parciais = 0
         self.motivo = ""  # por que o último desenho completo foi completo
+        self.regioes: list[Bbox] = []  # onde o último desenho parcial redesenhou (vazio: nada mudou)
 
     # --- o que mudou --------------------------------------------------------------------------
 
@@ -462,8 +400,12 @@ class Redesenho:
         for u in unidades:
             if not u.frente:
                 u.artista.draw(renderer)
-        self._fundo = self.canvas.copy_from_bbox(self.fig.bbox)
+        self._fundo = self._buffer().copy()
         self._frente = [u for u in unidades if u.frente]
+        # as caixas da frente num array (x0, y0, x1, y1), para saber de uma vez quem cruza uma região
+        self._caixas_frente = np.array([(-np.inf, -np.inf, np.inf, np.inf) if u.caixa is None else
+                                        (u.caixa.x0, u.caixa.y0, u.caixa.x1, u.caixa.y1) for u in self._frente],
+                                       dtype=float).reshape(-1, 4)
         for _dono, descendentes, _pos in self._estaticos:
             self._limpar_marcas(descendentes)
         # desenhar uma legenda (ou um texto com caixa) marca partes dela: os estáticos da frente são
@@ -474,9 +416,14 @@ class Redesenho:
 
     # --- desenhar -------------------------------------------------------------------------------
 
+    def _buffer(self) -> np.ndarray:
+        """Os pixels RGBA do canvas, ``(altura, largura, 4)``: uma visão que se pode escrever."""
+        return np.asarray(self.canvas.buffer_rgba())
+
     def _completo(self, motivo: str) -> None:
         self.motivo = motivo
         self.canvas.draw()
+        self._saida = self._buffer().copy()
         self._assinatura = self._assinatura_atual()
         self._fundo = None
         # o desenho completo mostra o estado atual: nada está "mudado desde o último desenho" (e o
@@ -510,6 +457,7 @@ class Redesenho:
                 self._completo(f"artistas que eram fixos mudaram: {', '.join(map(str, mudaram[:3]))}")
                 return
         renderer = self.canvas.get_renderer()
+        figura = Bbox(self.fig.bbox.get_points().copy())
         if self._fundo is None:
             try:
                 self._montar_fundo()
@@ -520,15 +468,96 @@ class Redesenho:
                 self._suportado = False
                 self._completo(str(e))
                 return
-        else:
-            self.canvas.restore_region(self._fundo)
-        for u in self._frente:
+            for u in self._frente:  # o fundo acabou de ser desenhado no canvas: a frente inteira por cima
+                u.artista.draw(renderer)
+            self._limpar_marcas(self._estaticos_na_frente)
+            self._vivos = []
+            for n, u in enumerate(self._frente):
+                if id(u.dono) in self._dinamicos and u.dono is u.artista:
+                    descendentes = _descendentes(u.artista)
+                    pintou = self._pintura(u, renderer, figura)
+                    self._vivos.append((n, u, descendentes, _impressao(descendentes), pintou))
+                    self._onde_pinta(n, pintou)
+                    self._limpar_marcas(descendentes)
+            if self._saiu_do_territorio(self._livres, renderer, figura):
+                return
+            self._saida = self._buffer().copy()
+            self.regioes = [figura]
+            self.parciais += 1
+            return
+        danos, mudados = self._danos(renderer, figura)
+        buffer = self._buffer()
+        altura, largura = buffer.shape[:2]
+        fatias = [f for f in (_fatia(r, altura, largura) for r in _juntar(danos)) if f is not None]
+        # a região em px inteiros (arredondada para fora): quem cruza ela é redesenhado
+        self.regioes = [Bbox([[cs.start, altura - ls.stop], [cs.stop, altura - ls.start]]) for ls, cs in fatias]
+        for linhas, colunas in fatias:
+            buffer[linhas, colunas] = self._fundo[linhas, colunas]
+        c = self._caixas_frente
+        cruza = np.zeros(len(self._frente), dtype=bool)
+        for r in self.regioes:  # o mesmo teste de _cruzam, para todas as unidades de uma vez
+            cruza |= (c[:, 0] < r.x1) & (r.x0 < c[:, 2]) & (c[:, 1] < r.y1) & (r.y0 < c[:, 3])
+        for u in (self._frente[i] for i in np.flatnonzero(cruza)):
             u.artista.draw(renderer)
         self._limpar_marcas(self._estaticos_na_frente)
-        # um dinâmico sem recorte que saiu do seu território pode ter pintado por cima de um estático
-        # que deveria cobri-lo: o território cresce, e este movimento é desenhado por inteiro
-        figura = Bbox(self.fig.bbox.get_points().copy())
-        for artista in self._livres:
+        if self._saiu_do_territorio([a for a in self._livres if id(a) in mudados], renderer, figura):
+            return
+        # fora das regiões, o canvas pode ter restos (uma unidade redesenhada pinta além da região): a
+        # imagem mostrada só copia as regiões, e fora delas continua a do movimento anterior
+        assert self._saida is not None
+        for linhas, colunas in fatias:
+            self._saida[linhas, colunas] = buffer[linhas, colunas]
+        self.parciais += 1
+
+    def _danos(self, renderer: Any, figura: Bbox) -> tuple[list[Bbox], set[int]]:
+        """As regiões danificadas desde a imagem mostrada (onde algum dinâmico mudou) e os ``id`` de quem mudou.
+
+        Um dinâmico mudou se a impressão dele mudou. A região é o território dele; para um texto solto, a
+        caixa onde ele estava e a onde vai estar; para uma imagem em que só os dados mudaram, as células
+        diferentes."""
+        danos: list[Bbox] = []
+        mudados: set[int] = set()
+        for k, (n, u, descendentes, antes, pintou) in enumerate(self._vivos):
+            agora = _impressao(descendentes)
+            self._limpar_marcas(descendentes)
+            if agora == antes:
+                continue
+            mudados.add(id(u.artista))
+            vai_pintar = self._pintura(u, renderer, figura)
+            self._vivos[k] = (n, u, descendentes, agora, vai_pintar)
+            self._onde_pinta(n, vai_pintar)
+            celulas = (_caixa_das_celulas(u.artista, antes[0], agora[0])
+                       if isinstance(u.artista, AxesImage) and len(descendentes) == 1 else None)
+            if celulas is not None:
+                dentro = Bbox.intersection(celulas, u.caixa) if u.caixa is not None else celulas
+                danos += [dentro] if dentro is not None and dentro.width > 0 else []
+            elif pintou is None or vai_pintar is None:
+                danos.append(u.caixa if u.caixa is not None else figura)
+            else:
+                danos += [c for c in (pintou, vai_pintar) if c.width > 0 and c.height > 0]
+        return danos, mudados
+
+    def _onde_pinta(self, n: int, caixa: Bbox | None) -> None:
+        """A caixa da unidade ``n`` da frente no teste "quem cruza a região": onde um texto solto pinta agora
+        (nenhum lugar, se ele está escondido); para os outros dinâmicos, o território (fica o que está)."""
+        if caixa is not None:
+            vazia = caixa.width <= 0 or caixa.height <= 0
+            self._caixas_frente[n] = (np.inf, np.inf, -np.inf, -np.inf) if vazia else \
+                (caixa.x0, caixa.y0, caixa.x1, caixa.y1)
+
+    def _pintura(self, u: _Unidade, renderer: Any, figura: Bbox) -> Bbox | None:
+        """Onde um texto solto (sem recorte, sem seta) pinta no estado atual, sem desenhá-lo (uma caixa vazia se
+        ele está escondido); ``None`` para os outros dinâmicos, cuja região é o território inteiro."""
+        a = u.artista
+        if not isinstance(a, Text) or isinstance(a, Annotation) or _recorte(a) is not None:
+            return None
+        caixa = self._caixa_livre(a, renderer, figura)
+        return Bbox([[0, 0], [0, 0]]) if caixa is None else caixa
+
+    def _saiu_do_territorio(self, livres: list[Artist], renderer: Any, figura: Bbox) -> bool:
+        """Um dinâmico sem recorte saiu do seu território? Então ele pode ter pintado por cima de um estático
+        que deveria cobri-lo: o território cresce, e este movimento é desenhado por inteiro."""
+        for artista in livres:
             caixa = self._caixa_livre(artista, renderer, figura)
             if caixa is not None and not _contem(self._territorios[id(artista)], caixa):
                 # quem sai uma vez costuma andar pelo eixo inteiro (e um pouco além dele, como o rótulo na
@@ -538,10 +567,25 @@ class Redesenho:
                     caixas.append(artista.axes.bbox.padded(8.0 + max(caixa.width, caixa.height)))
                 self._territorios[id(artista)] = Bbox.union(caixas)
                 self._completo(f"{artista} saiu do seu território")
-                return
-        self.parciais += 1
+                return True
+        return False
+
+    @contextlib.contextmanager
+    def desenho_de_fora(self) -> Iterator[None]:
+        """Para desenhar a figura por inteiro fora daqui (uma figura estática) sem estragar o redesenho parcial.
+
+        Um desenho completo marca artistas que não mudaram (a posição de um título, os ticks refeitos), e
+        um fixo marcado vira dinâmico — redesenhado a cada movimento dali em diante. As marcas que o bloco
+        deixa são apagadas; as que já existiam antes dele (uma mudança de verdade) ficam. Quem usa o bloco
+        deixa a figura como a encontrou (o que ele esconde, ele mostra de novo no fim)."""
+        artistas = _descendentes(self.fig)
+        marcados = {id(a) for a in artistas if a.stale}
+        try:
+            yield
+        finally:
+            self._limpar_marcas([a for a in _descendentes(self.fig) if id(a) not in marcados])
 
     def pixels(self) -> np.ndarray:
-        """Os pixels RGBA do canvas, ``(altura, largura, 4)`` (uma visão, não uma cópia)."""
-        return np.asarray(self.canvas.buffer_rgba())
+        """Os pixels RGBA da imagem mostrada, ``(altura, largura, 4)`` (não copie se não for guardar)."""
+        return self._saida if self._saida is not None else self._buffer()
 

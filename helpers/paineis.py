@@ -51,7 +51,6 @@ class Painel(W.VBox):
         um dicionário de números que o painel mostra. A chave ``"html"``, se houver, é o texto
         mostrado embaixo da figura.
     titulo : uma linha em negrito acima do painel.
-    dinamicos : artistas que já se sabe que mudam (opcional: o painel descobre os outros sozinho).
     """
 
     def __init__(
@@ -60,13 +59,11 @@ class Painel(W.VBox):
         controles: Mapping[str, W.ValueWidget],
         calcular: Callable[[dict[str, Any]], dict[str, Any]],
         titulo: str = "",
-        *,
-        dinamicos: list | None = None,
     ):
         self.fig = fig
         self.controles = dict(controles)
         self._calcular = calcular
-        self._redesenho = Redesenho(fig, dinamicos)
+        self._redesenho = Redesenho(fig)
         self.imagem = W.Image(format="png", layout=W.Layout(max_width="100%"))
         self.texto = W.HTML()
         self.estado: dict[str, Any] = {}
@@ -123,15 +120,3 @@ def tabela(linhas: list[tuple[str, str]]) -> str:
     corpo = "".join(f"<tr><td style='padding-right:1em'>{a}</td><td><b>{b}</b></td></tr>" for a, b in linhas)
     return f"<table style='font-size:1.15em'>{corpo}</table>"
 
-
-class PainelRedesenhaSoOQueMuda(Painel):
-    """Um :class:`Painel` com os artistas que mudam já declarados (``dinamicos``).
-
-    Hoje todo :class:`Painel` redesenha só o que muda e descobre sozinho quais artistas mudam; a lista
-    só adianta essa descoberta. Mantida para os painéis que já a usam.
-    """
-
-    def __init__(self, fig: Figure, controles: Mapping[str, W.ValueWidget],
-                 calcular: Callable[[dict[str, Any]], dict[str, Any]], titulo: str, dinamicos: list) -> None:
-        self._dinamicos = list(dinamicos)
-        super().__init__(fig, controles, calcular, titulo, dinamicos=self._dinamicos)

@@ -186,3 +186,74 @@ def test_controle_sem_redesenho_parcial_continua_funcionando():
     assert bytes(p.imagem.value) != antes
     assert p._redesenho.parciais == 0
 
+
+
+def _painel_de_matriz(so_completo: bool, interpolacao: str, origem: str, forma: tuple[int, int],
+                      tamanho: tuple[float, float] = (4, 3)) -> Painel:
+    """Um mapa de calor com números nas células; o slider muda só a célula (1, 2)."""
+    fig = Figure(figsize=tamanho)
+    ax = fig.subplots()
+    dados = np.arange(forma[0] * forma[1], dtype=float).reshape(forma) / (forma[0] * forma[1])
+    img = ax.imshow(dados, vmin=0, vmax=1, interpolation=interpolacao, origin=origem)
+    textos = [[ax.text(j, i, f"{dados[i, j]:.2f}", ha="center", va="center", fontsize=6) for j in range(min(forma[1], 6))]
+              for i in range(min(forma[0], 6))]
+
+    def calcular(v):
+        novos = dados.copy()
+        novos[1, 2] = v["c"]
+        img.set_data(novos)
+        for i, linha in enumerate(textos):
+            for j, t in enumerate(linha):
+                t.set_text(f"{novos[i, j]:.2f}")
+                t.set_color("white" if novos[i, j] < 0.5 else "black")  # marca o texto mesmo sem mudar a cor
+        return {}
+
+    p = Painel(fig, {"c": slider("c", float(dados[1, 2]), 0.0, 1.0, 0.05)}, calcular)
+    return _so_completo(p) if so_completo else p
+
+
+@pytest.mark.parametrize("interpolacao, origem, forma, tamanho", [
+    ("nearest", "upper", (4, 5), (4, 3)),
+    ("antialiased", "lower", (4, 5), (4, 3)),  # ampliada mais de 3×: vizinho mais próximo, só as células
+    ("antialiased", "upper", (60, 80), (2, 1.5)),  # reduzida: o filtro mistura vizinhas, vale a área inteira
+    ("bilinear", "upper", (4, 5), (4, 3)),
+])
+def test_imagem_que_muda_numa_celula(interpolacao, origem, forma, tamanho):
+    """Só as células que mudaram são redesenhadas quando cada pixel vem de uma célula; a imagem é a do completo."""
+    rapido = _painel_de_matriz(False, interpolacao, origem, forma, tamanho)
+    completo = _painel_de_matriz(True, interpolacao, origem, forma, tamanho)
+    r = rapido._redesenho
+    eixo = rapido.fig.axes[0].bbox
+    for c in (0.9, 0.1, 0.55, 0.3):
+        rapido.controles["c"].value = c
+        completo.controles["c"].value = c
+        assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value)), (interpolacao, c)
+        area = sum(b.width * b.height for b in r.regioes)
+        if interpolacao == "nearest" or (interpolacao == "antialiased" and forma == (4, 5)):
+            assert 0 < area < 0.25 * eixo.width * eixo.height, (interpolacao, area)  # uma célula e os vizinhos dela
+        else:
+            assert area >= eixo.width * eixo.height  # o eixo inteiro
+    assert r.parciais >= 4 and r.completos == 1
+
+
+def test_o_que_nao_mudou_nao_e_redesenhado():
+    """Refazer os mesmos textos, as mesmas cores e os mesmos dados (tudo marcado como mudado) não redesenha nada."""
+    p = _painel_de_matriz(False, "nearest", "upper", (4, 5))
+    antes = bytes(p.imagem.value)
+    p.atualizar()
+    assert p._redesenho.regioes == []
+    assert bytes(p.imagem.value) == antes
+
+
+def test_figura_estatica_nao_estraga_o_redesenho_parcial():
+    """A figura estática do painel da revisão desenha a figura inteira (sem os quadros vazios): depois
+    dela, os movimentos continuam parciais, com a imagem do desenho completo."""
+    rapido, completo = PAINEIS["painel_mecanismo"](), _so_completo(PAINEIS["painel_mecanismo"]())
+    rapido.figura_estatica()
+    r = rapido._redesenho
+    completos = r.completos
+    for nome, valor in (("q_x", 0.3), ("k_y", -1.2), ("q_y", 1.5)):
+        rapido.controles[nome].value = valor
+        completo.controles[nome].value = valor
+        assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value)), nome
+    assert r.completos == completos, r.motivo

@@ -587,12 +587,20 @@ def test_a_figura_estatica_esconde_as_cabecas_que_nao_existem_e_o_painel_continu
 
 
 def test_as_fronteiras_das_cabecas_sao_desenhadas_por_cima_de_q_e_de_k():
+    """Na imagem que o painel mostra, a fronteira entre as cabeças (uma linha preta em x = 1,5 com duas
+    cabeças, em x = 0,5, 1,5 e 2,5 com quatro) aparece por cima das células de Q e de K, depois de mexer."""
     p = licao.painel_mecanismo()
-    dinamicos = p.figura.artistas_dinamicos()
-    for nome in ("Q", "K"):
-        _ax, img, _textos, _titulo, linhas = p.figura.matrizes[nome]
-        assert all(dinamicos.index(linha) > dinamicos.index(img) for linha in linhas), nome
-        assert linhas[0].get_visible()  # duas cabeças: uma fronteira
+    for n_heads, fronteiras in ((2, [1.5]), (4, [0.5, 1.5, 2.5]), (2, [1.5])):
+        p.definir(n_heads=n_heads, q_x=-1.7)
+        pixels = p._redesenho.pixels()
+        altura = pixels.shape[0]
+        for nome in ("Q", "K"):
+            ax, *_resto = p.figura.matrizes[nome]
+            for x in (0.5, 1.5, 2.5):
+                px, py = ax.transData.transform((x, 1.3))  # entre os números das linhas 1 e 2
+                cor = pixels[int(round(altura - py)), int(round(px)), :3].astype(int)
+                preta = cor.max() < 80
+                assert preta == (x in fronteiras), (nome, n_heads, x, cor)
 
 
 def test_o_mapa_das_matrizes_com_sinal_e_divergente_e_legivel():

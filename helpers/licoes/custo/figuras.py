@@ -63,8 +63,8 @@ class FiguraCusto:
         ax_padrao.set_yticks([])
         ax_padrao.set_xlabel("key j", labelpad=20)
         ax_padrao.set_ylabel("query i", labelpad=34)
-        # as marcas 0, n/2, n são textos próprios (e não os ticks do eixo) para que um painel possa
-        # redesenhar só o que muda (veja artistas_dinamicos)
+        # as marcas 0, n/2, n são textos próprios (e não os ticks do eixo): um texto que muda é
+        # redesenhado sozinho; um eixo cujos ticks mudam seria redesenhado inteiro a cada movimento
         self.marcas = [ax_padrao.text(f, -0.03, "", transform=ax_padrao.transAxes, ha="center", va="top")
                        for f in (0.0, 0.5, 1.0)]
         self.marcas += [ax_padrao.text(-0.03, 1 - f, "", transform=ax_padrao.transAxes, ha="right", va="center")
@@ -104,13 +104,6 @@ class FiguraCusto:
         ax_memoria.set_yticks([2.0**10, 2.0**20, 2.0**30], ["1 KiB", "1 MiB", "1 GiB"])
         ax_flops.set_yticks([1e3, 1e6, 1e9, 1e12], ["10³", "10⁶", "10⁹", "10¹²"])
         ax_memoria.legend(loc="upper left", frameon=False, fontsize=mpl.rcParams["font.size"] - 1)
-
-    def artistas_dinamicos(self) -> list:
-        """Os artistas que ``atualizar`` muda; o resto da figura (eixos, legendas, grades) é fixo."""
-        fixos = [self.imagem, *self.ax_padrao.spines.values(), self.grade, self.bloco, self.aviso, self.titulo_padrao,
-                 *self.marcas, *self.verticais]  # as bordas do padrão vão por cima da imagem
-        return fixos + [a for chave in ("flops", "bytes") for d in (self.linhas[chave], self.pontos[chave])
-                        for a in d.values()]
 
     def atualizar(self, n: int, padrao: ArrayLike, curvas: dict[str, dict[str, ArrayLike]],
                   atuais: dict[str, dict[str, float]], *, bloco: int | None = None, titulo: str = "",

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 
 from ...efficient import attention_costs, computed_pairs
 from ...formato import decimal, milhares, numero_legivel
-from ...paineis import Painel, PainelRedesenhaSoOQueMuda
+from ...paineis import Painel
 from .figuras import FiguraCusto
 from .medidas import bytes_na_prosa
 
@@ -99,5 +99,4 @@ def painel_custo(n: int = 1024, janela: int = 16, bloco: int = 128, metodo: str 
                 "padrao": padrao, "fracao_local": custos["local"]["escores"] / total,
                 "fracao_blocos": custos["blocos"]["escores"] / total, "html": html}
 
-    return PainelRedesenhaSoOQueMuda(fig, controles, calcular, "O custo de cada atenção: quais pares são calculados "
-                                      "e quanto isso pesa", figura.artistas_dinamicos())
+    return Painel(fig, controles, calcular, "O custo de cada atenção: quais pares são calculados e quanto isso pesa")

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from ... import plots
 from ...attention import merge_heads, scaled_dot_product_attention, split_heads
-from ...paineis import PainelRedesenhaSoOQueMuda, slider, tabela
+from ...paineis import Painel, slider, tabela
 from ...plots import CORES, MAPA
 
 
@@ -118,19 +118,6 @@ class FiguraMecanismoVivo:
         self.saida = (ax, img, textos)
         self.titulo = fig.suptitle("", fontsize=base + 1)
 
-    def artistas_dinamicos(self) -> list:
-        """Tudo o que muda de um movimento para outro (o resto fica no fundo, desenhado uma vez)."""
-        dinamicos: list = [self.titulo]
-        for nome, (_ax, img, textos, titulo, linhas) in self.matrizes.items():
-            dinamicos.append(titulo)
-            if nome in ("Q", "K"):  # X e V não dependem de nenhum controle: ficam no fundo, desenhados uma vez
-                dinamicos += [img, *(t for linha in textos for t in linha)]
-            dinamicos += linhas  # as fronteiras das cabeças depois (por cima) das imagens
-        for _ax, img, textos, titulo in self.cabecas:
-            dinamicos += [img, titulo, *(t for linha in textos for t in linha)]
-        _ax, img, textos = self.saida
-        return dinamicos + [img, *(t for linha in textos for t in linha), *self.destaques]
-
     def atualizar(self, X: np.ndarray, contas: dict[str, np.ndarray], n_heads: int) -> None:
         d_head = self.d_model // n_heads
         for nome, M in (("X", X), ("Q", contas["Q"]), ("K", contas["K"]), ("V", contas["V"])):
@@ -172,7 +159,7 @@ class FiguraMecanismoVivo:
                              f"{'s' if n_heads > 1 else ''} de d_head = {d_head}")
 
 
-class PainelMecanismo(PainelRedesenhaSoOQueMuda):
+class PainelMecanismo(Painel):
     """O painel de :func:`painel_mecanismo`. A figura estática é a do estado atual sem os quadros das cabeças
     que não existem com o ``n_heads`` escolhido (no painel vivo eles ficam, vazios, prontos para 4 cabeças)."""
 
@@ -180,13 +167,14 @@ class PainelMecanismo(PainelRedesenhaSoOQueMuda):
 
     def figura_estatica(self) -> Image:
         vazios = [ax for h, (ax, *_resto) in enumerate(self.figura.cabecas) if h >= self.estado["n_heads"]]
-        for ax in vazios:
-            ax.set_visible(False)
-        try:
-            return Image(data=plots.png(self.fig), format="png")
-        finally:
+        with self._redesenho.desenho_de_fora():  # o painel vivo continua redesenhando só o que muda
             for ax in vazios:
-                ax.set_visible(True)
+                ax.set_visible(False)
+            try:
+                return Image(data=plots.png(self.fig), format="png")
+            finally:
+                for ax in vazios:
+                    ax.set_visible(True)
 
 
 def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W_k: ArrayLike | None = None,
@@ -234,6 +222,6 @@ def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W
                 "saida": contas["saida"], "pesos_q0": pesos_q0, "html": html_}
 
     painel = PainelMecanismo(fig, controles, calcular, "O mecanismo inteiro, ao vivo: mexa na query, numa key e nas "
-                                                       "cabeças", figura.artistas_dinamicos())
+                                                       "cabeças")
     painel.figura = figura
     return painel
