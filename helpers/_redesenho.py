@@ -191,7 +191,8 @@ class Redesenho:
         # os dinâmicos da frente: (posição na frente, unidade, o que ela desenha, a impressão do estado que
         # está na imagem e, para um texto solto, a caixa onde ele pintou; para os outros, ``None``: o território)
         self._vivos: list[tuple[int, _Unidade, list[Artist], tuple, Bbox | None]] = []
-        self._saida: np.ndarray | None = None  # a imagem mostrada (a frente só é certa onde foi redesenhada)
+        self._saida: np.ndarray | None = None
+        self._conferir_tudo = False  # depois de um desenho de fora, que apaga as marcas  # a imagem mostrada (a frente só é certa onde foi redesenhada)
         self._suportado = True
         self.completos = 0
         self.parciais = 0
@@ -512,12 +513,17 @@ class Redesenho:
     def _danos(self, renderer: Any, figura: Bbox) -> tuple[list[Bbox], set[int]]:
         """As regiões danificadas desde a imagem mostrada (onde algum dinâmico mudou) e os ``id`` de quem mudou.
 
-        Um dinâmico mudou se a impressão dele mudou. A região é o território dele; para um texto solto, a
+        Um dinâmico mudou se a impressão dele mudou; quem não foi marcado (``stale``) desde a imagem mostrada
+        nem é conferido — menos as anotações, cujo ``xy`` muda sem marca, e tudo depois de um desenho de
+        fora (que apaga marcas). A região é o território dele; para um texto solto, a
         caixa onde ele estava e a onde vai estar; para uma imagem em que só os dados mudaram, as células
         diferentes."""
         danos: list[Bbox] = []
         mudados: set[int] = set()
+        conferir_tudo, self._conferir_tudo = self._conferir_tudo, False
         for k, (n, u, descendentes, antes, pintou) in enumerate(self._vivos):
+            if not (conferir_tudo or isinstance(u.artista, Annotation) or any(a.stale for a in descendentes)):
+                continue
             agora = _impressao(descendentes)
             self._limpar_marcas(descendentes)
             if agora == antes:
@@ -584,6 +590,7 @@ class Redesenho:
             yield
         finally:
             self._limpar_marcas([a for a in _descendentes(self.fig) if id(a) not in marcados])
+            self._conferir_tudo = True
 
     def pixels(self) -> np.ndarray:
         """Os pixels RGBA da imagem mostrada, ``(altura, largura, 4)`` (não copie se não for guardar)."""

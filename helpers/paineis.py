@@ -64,6 +64,7 @@ class Painel(W.VBox):
         self.controles = dict(controles)
         self._calcular = calcular
         self._redesenho = Redesenho(fig)
+        self._png = plots.CodificadorPng()  # só comprime de novo as faixas da imagem que mudaram
         self.imagem = W.Image(format="png", layout=W.Layout(max_width="100%"))
         self.texto = W.HTML()
         self.estado: dict[str, Any] = {}
@@ -92,7 +93,7 @@ class Painel(W.VBox):
         estado = self._calcular(self.valores())
         self.texto.value = estado.get("html", "")
         self._redesenho.desenhar()
-        self.imagem.value = plots.png_dos_pixels(self._redesenho.pixels())
+        self.imagem.value = self._png.png(self._redesenho.pixels())
         self.estado = estado
         self.ultimo_tempo_ms = (time.perf_counter() - inicio) * 1000
         return estado

@@ -257,3 +257,26 @@ def test_figura_estatica_nao_estraga_o_redesenho_parcial():
         completo.controles[nome].value = valor
         assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value)), nome
     assert r.completos == completos, r.motivo
+
+
+@pytest.mark.parametrize("opaca", [True, False])
+def test_codificador_png_reaproveita_as_faixas_iguais(opaca):
+    """Cada PNG do codificador é a imagem exata; uma mudança numa faixa só comprime aquela faixa de novo."""
+    rng = np.random.default_rng(7)
+    rgba = rng.integers(0, 256, size=(100, 37, 4), dtype=np.uint8)
+    if opaca:
+        rgba[..., 3] = 255
+    cod = plots.CodificadorPng(linhas_por_faixa=10)
+    primeiro = cod.png(rgba)
+    assert cod.comprimidas == 10
+    assert (_pixels(primeiro) == rgba).all()
+    assert Image.open(io.BytesIO(primeiro)).mode == ("RGB" if opaca else "RGBA")
+    rgba[42, 5] = (1, 2, 3, 255 if opaca else 9)  # a linha 42 muda: o filtro "Up" muda as linhas 42 e 43
+    segundo = cod.png(rgba)
+    assert cod.comprimidas == 1
+    assert (_pixels(segundo) == rgba).all()
+    rgba[49:51, :, :3] = 0  # duas faixas (40–49 e 50–59), e a linha 51 filtrada contra uma de zeros
+    assert (_pixels(cod.png(rgba)) == rgba).all() and cod.comprimidas == 2
+    assert (_pixels(cod.png(rgba[:60])) == rgba[:60]).all() and cod.comprimidas == 6  # outro tamanho: tudo de novo
+    with pytest.raises(ValueError, match="linhas_por_faixa"):
+        plots.CodificadorPng(0)

@@ -66,6 +66,24 @@ def imagens_cortadas(raiz) -> list[str]:
     return raiz.evaluate(_JS_CORTADAS)
 
 
+#: o trilho mais curto que um slider pode ter: com menos, as posições ficam a um ou dois pixels umas das outras
+TRILHO_MINIMO_PX = 100
+
+_JS_TRILHOS = """
+(raiz) => Array.from(raiz.querySelectorAll('.widget-slider')).map((c) => {
+  const t = c.querySelector('.noUi-target') || c.querySelector('.noUi-base');
+  const r = c.querySelector('.widget-label');
+  return [r ? r.textContent.trim() : '', t ? t.getBoundingClientRect().width : 0];
+})
+"""
+
+
+def trilhos_curtos(raiz, minimo: float = TRILHO_MINIMO_PX) -> list[str]:
+    """Sliders do painel com trilho mais curto que ``minimo`` px (a descrição come o espaço dele)."""
+    return [f"{descricao!r}: trilho de {largura:.0f} px" for descricao, largura in raiz.evaluate(_JS_TRILHOS)
+            if largura < minimo]
+
+
 def retrato(raiz) -> dict:
     """O que o painel mostra agora: texto (sem os controles) e o resumo de cada imagem."""
     return raiz.evaluate(_JS_RETRATO)

@@ -22,6 +22,7 @@ from _pagina import (
     imagens_cortadas,
     nome_captura,
     textos_de_erro,
+    trilhos_curtos,
 )
 
 pytestmark = pytest.mark.browser
@@ -109,6 +110,9 @@ def test_notebook_roda_no_jupyterlab_e_paineis_reagem(pagina, servidor_lab, capt
         # legível: numa janela de 1400 px (barra lateral fechada) nenhuma figura de painel sai da tela
         cortadas = [f"painel {n}: {c}" for n, (_i, saida) in enumerate(paineis, 1) for c in imagens_cortadas(saida)]
         assert not cortadas, f"{caminho.name}: figura de painel cortada na borda direita:\n" + "\n".join(cortadas)
+        # e arrastável: a descrição de um slider não come o trilho dele
+        curtos = [f"painel {n}: {c}" for n, (_i, saida) in enumerate(paineis, 1) for c in trilhos_curtos(saida)]
+        assert not curtos, f"{caminho.name}: sliders com trilho curto demais para arrastar:\n" + "\n".join(curtos)
 
         problemas = []
         for n, (_i, saida) in enumerate(paineis, 1):

@@ -65,6 +65,14 @@ def _cor_do_texto(valor: float, limite: float) -> str:
     return "white" if abs(valor) > 0.6 * limite else "black"
 
 
+def _escrever(texto: Any, conteudo: str, cor: str) -> None:
+    """Muda o texto de uma célula; a cor só quando ela muda (``set_color`` marca o texto como mudado mesmo com a
+    cor de antes, e o painel redesenharia a célula à toa)."""
+    texto.set_text(conteudo)
+    if texto.get_color() != cor:
+        texto.set_color(cor)
+
+
 class FiguraMecanismoVivo:
     """A figura do painel: em cima, ``X``, ``Q``, ``K``, ``V`` (com as fronteiras das cabeças e as entradas que
     os sliders controlam contornadas); embaixo, os pesos de cada cabeça (com o escore de cada par) e a
@@ -125,8 +133,7 @@ class FiguraMecanismoVivo:
             img.set_data(np.clip(M, -2, 2))
             for i in range(M.shape[0]):
                 for c in range(M.shape[1]):
-                    textos[i][c].set_text(f"{M[i, c]:.1f}")
-                    textos[i][c].set_color(_cor_do_texto(M[i, c], 2.0))
+                    _escrever(textos[i][c], f"{M[i, c]:.1f}", _cor_do_texto(M[i, c], 2.0))
             forma = f"({M.shape[0]}, {M.shape[1]})"
             titulo.set_text(nome + (f" {forma}: {n_heads} × ({M.shape[0]}, {d_head})" if nome != "X" else f" {forma}"))
             for h, linha in enumerate(linhas):  # a fronteira entre as cabeças h e h + 1
@@ -145,16 +152,14 @@ class FiguraMecanismoVivo:
             img.set_data(w)
             for i in range(self.n):
                 for j in range(self.n):
-                    textos[i][j].set_text(f"{w[i, j]:.2f}\n(z {z[i, j]:.1f})")
-                    textos[i][j].set_color("black" if w[i, j] > 0.6 else "white")
+                    _escrever(textos[i][j], f"{w[i, j]:.2f}\n(z {z[i, j]:.1f})", "black" if w[i, j] > 0.6 else "white")
             titulo.set_text(f"cabeça {h}: pesos (escores)")
         ax, img, textos = self.saida
         S = contas["saida"]
         img.set_data(S)
         for i in range(S.shape[0]):
             for c in range(S.shape[1]):
-                textos[i][c].set_text(f"{S[i, c]:.1f}")
-                textos[i][c].set_color(_cor_do_texto(S[i, c], 10.0))
+                _escrever(textos[i][c], f"{S[i, c]:.1f}", _cor_do_texto(S[i, c], 10.0))
         self.titulo.set_text(f"X → Q, K, V → escores → pesos (softmax) → saída, com {n_heads} cabeça"
                              f"{'s' if n_heads > 1 else ''} de d_head = {d_head}")
 
@@ -182,7 +187,8 @@ def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W
                      q0: tuple[float, float] = (1.0, 0.0), k2: tuple[float, float] = (0.5, 0.5)
                      ) -> PainelMecanismo:
     """O mecanismo inteiro ao vivo, por cabeça. Sliders: as coordenadas 0 e 1 da **query do token 0**
-    (``q_x``, ``q_y``), as da **key do token 2** (``k_x``, ``k_y``) e o número de cabeças (1, 2 ou 4).
+    (``q_x``, ``q_y``, descritos na tela como ``Q[0, 0]`` e ``Q[0, 1]``), as da **key do token 2** (``k_x``,
+    ``k_y``: ``K[2, 0]`` e ``K[2, 1]``) e o número de cabeças (1, 2 ou 4).
 
     Sem argumentos, usa :func:`exemplo_da_revisao`; no estado inicial (2 cabeças, ``q = (1, 0)``,
     ``k₂ = (0.5, 0.5)``), a linha do token 0 na cabeça 0 são os pesos do Exemplo 1. Estado: ``n_heads``,
@@ -197,10 +203,10 @@ def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W
     figura = FiguraMecanismoVivo(fig, X.shape[0], W_q.shape[1], W_o.shape[1])
     estilo = {"continuous_update": True, "style": {"description_width": "initial"}, "layout": W.Layout(width="320px")}
     controles = {
-        "q_x": slider("query do token 0, coordenada 0", q0[0], -2.0, 2.0),
-        "q_y": slider("query do token 0, coordenada 1", q0[1], -2.0, 2.0),
-        "k_x": slider("key do token 2, coordenada 0", k2[0], -2.0, 2.0),
-        "k_y": slider("key do token 2, coordenada 1", k2[1], -2.0, 2.0),
+        "q_x": slider("Q[0, 0]", q0[0], -2.0, 2.0),
+        "q_y": slider("Q[0, 1]", q0[1], -2.0, 2.0),
+        "k_x": slider("K[2, 0]", k2[0], -2.0, 2.0),
+        "k_y": slider("K[2, 1]", k2[1], -2.0, 2.0),
         "n_heads": W.SelectionSlider(options=list(_CABECAS_PAINEL), value=n_heads, description="cabeças (n_heads)",
                                      **estilo),
     }
@@ -221,7 +227,8 @@ def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W
         return {"n_heads": h, "d_head": W_q.shape[1] // h, "pesos": contas["pesos"], "escores": contas["escores"],
                 "saida": contas["saida"], "pesos_q0": pesos_q0, "html": html_}
 
-    painel = PainelMecanismo(fig, controles, calcular, "O mecanismo inteiro, ao vivo: mexa na query, numa key e nas "
-                                                       "cabeças")
+    painel = PainelMecanismo(fig, controles, calcular, "O mecanismo inteiro, ao vivo: mexa na query do token 0 "
+                                                       "(Q[0, 0] e Q[0, 1]), na key do token 2 (K[2, 0] e K[2, 1]) "
+                                                       "e nas cabeças")
     painel.figura = figura
     return painel
