@@ -9,8 +9,8 @@ O :mod:`helpers._redesenho` decide o que redesenhar a cada movimento de um paine
   atributo); duas impressões iguais querem dizer o mesmo desenho. Ela existe porque a marca ``stale``
   do matplotlib diz "alguém chamou um ``set_*``", não "a imagem mudou" (``set_color`` com a mesma cor marca);
 - **onde mudou** — :func:`_caixa_das_celulas` acha, numa imagem (``imshow``) em que só os dados
-  mudaram, as células diferentes; :func:`_juntar` e :func:`_fatia` viram as regiões danificadas em
-  fatias do buffer de pixels.
+  mudaram, as células diferentes; :func:`_juntar` tira as regiões que cabem em outras e :func:`_fatia`
+  as vira em fatias do buffer de pixels.
 """
 
 from __future__ import annotations
@@ -250,21 +250,18 @@ def _caixa_das_celulas(img: AxesImage, antes: tuple, agora: tuple) -> Bbox | Non
 
 
 def _juntar(caixas: list[Bbox]) -> list[Bbox]:
-    """Caixas que se cruzam viram a caixa que contém as duas, até nenhuma cruzar outra (poucas regiões)."""
-    regioes = [Bbox(c.get_points().copy()) for c in caixas]
-    mudou = True
-    while mudou:
-        mudou = False
-        for i in range(len(regioes)):
-            for j in range(i + 1, len(regioes)):
-                if _cruzam(regioes[i], regioes[j]):
-                    regioes[i] = Bbox.union([regioes[i], regioes[j]])
-                    del regioes[j]
-                    mudou = True
-                    break
-            if mudou:
-                break
-    return regioes
+    """As regiões danificadas sem as que cabem inteiras dentro de outra (as que só se cruzam ficam as duas:
+    juntá-las na caixa que contém as duas danificaria também o canto vazio entre elas)."""
+    if len(caixas) < 2:
+        return list(caixas)
+    c = np.array([(b.x0, b.y0, b.x1, b.y1) for b in caixas], dtype=float)
+    dentro = ((c[None, :, 0] <= c[:, None, 0]) & (c[None, :, 1] <= c[:, None, 1])
+              & (c[None, :, 2] >= c[:, None, 2]) & (c[None, :, 3] >= c[:, None, 3]))  # [i, j]: i cabe em j
+    iguais = (c[None, :, :] == c[:, None, :]).all(axis=2)
+    np.fill_diagonal(dentro, False)
+    # de duas caixas iguais, fica a primeira; uma caixa dentro de outra maior sai
+    sai = (dentro & ~iguais).any(axis=1) | (np.triu(iguais, 1).T).any(axis=1)
+    return [b for b, s in zip(caixas, sai, strict=True) if not s]
 
 
 def _fatia(caixa: Bbox, altura: int, largura: int) -> tuple[slice, slice] | None:

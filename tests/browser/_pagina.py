@@ -66,8 +66,9 @@ def imagens_cortadas(raiz) -> list[str]:
     return raiz.evaluate(_JS_CORTADAS)
 
 
-#: o trilho mais curto que um slider pode ter: com menos, as posições ficam a um ou dois pixels umas das outras
-TRILHO_MINIMO_PX = 100
+#: o trilho mais curto que um slider pode ter: com menos, as dezenas de posições de um slider ficam a um pixel
+#: umas das outras e a mão não acerta nenhuma (o painel da revisão já teve 16 px para 41 posições)
+TRILHO_MINIMO_PX = 60
 
 _JS_TRILHOS = """
 (raiz) => Array.from(raiz.querySelectorAll('.widget-slider')).map((c) => {
