@@ -13,8 +13,9 @@ cuja saída guardada é um widget), em cada slider:
   um instante de sossego entre uma e outra); o tempo vai do evento ``keydown`` até a nova imagem da
   figura estar decodificada (``img.decode()``) — o momento em que ela pode aparecer na tela. O texto
   com os números é cronometrado à parte (informativo);
-- **arrasto**: leva o handle ao começo do trilho e o arrasta com o mouse até o fim em um segundo
-  (60 passos); conta quantas figuras novas foram decodificadas durante o arrasto (das que foram
+- **arrasto**: leva o handle ao começo do trilho e o arrasta com o mouse até o fim em 60 passos
+  agendados para um segundo (cada passo espera o navegador aceitar o movimento, então o arrasto dura
+  mais quando o navegador está ocupado: a duração medida vai para a tabela); conta quantas figuras novas foram decodificadas durante o arrasto (das que foram
   trocadas por outra antes de decodificar, nenhuma conta) e quanto tempo a figura continua mudando
   depois de soltar o botão (0 se a última já tinha chegado).
 
@@ -163,10 +164,12 @@ class Medidas:
     figuras_arrasto: list[int] = field(default_factory=list)
     valores_arrasto: list[int] = field(default_factory=list)
     assentar_ms: list[float] = field(default_factory=list)
+    duracoes_arrasto_ms: list[float] = field(default_factory=list)
     sliders: int = 0
 
     def juntar(self, outra: Medidas) -> Medidas:
-        for nome in ("teclas_ms", "textos_ms", "figuras_arrasto", "valores_arrasto", "assentar_ms"):
+        for nome in ("teclas_ms", "textos_ms", "figuras_arrasto", "valores_arrasto", "assentar_ms",
+                     "duracoes_arrasto_ms"):
             getattr(self, nome).extend(getattr(outra, nome))
         self.sem_figura += outra.sem_figura
         self.sliders += outra.sliders
@@ -208,6 +211,13 @@ def resumo_do_arrasto(eventos: Sequence[Sequence], handle: int = 0) -> tuple[int
     valores = [e[1] for e in eventos if e[0] == "valor" and t_a <= e[1] <= t_s and (len(e) < 3 or e[2] == handle)]
     depois = [t for t in figuras if t > t_s]
     return (sum(1 for t in figuras if t_a <= t <= t_s), len(valores), (max(depois) - t_s) if depois else 0.0)
+
+
+def duracao_do_arrasto(eventos: Sequence[Sequence]) -> float | None:
+    """Quanto o arrasto durou de verdade (ms, do botão apertado ao solto): os 60 passos são agendados para
+    1 s, mas cada um espera o navegador aceitar o movimento, e um navegador ocupado estica o arrasto."""
+    aperta, solta = _tempos(eventos, "aperta"), _tempos(eventos, "solta")
+    return solta[-1] - aperta[0] if aperta and solta else None
 
 
 def esperado_no_arrasto(referencia: float, valores: int) -> float:
@@ -292,7 +302,11 @@ def medir_arrasto(pagina, raiz, controle, duracao_s: float = 1.0, passos: int = 
         pagina.mouse.move(x_ini + (x_fim - x_ini + 30) * i / passos, y)
     pagina.mouse.up()
     _sossego(raiz, 1000, 10000)
-    resumo = resumo_do_arrasto(raiz.evaluate(_JS_TIRAR), indice)
+    eventos = raiz.evaluate(_JS_TIRAR)
+    resumo = resumo_do_arrasto(eventos, indice)
+    duracao = duracao_do_arrasto(eventos)
+    if duracao is not None:
+        m.duracoes_arrasto_ms.append(duracao)
     if resumo is not None:
         figuras, valores, assentar = resumo
         m.figuras_arrasto.append(figuras)
@@ -476,8 +490,9 @@ def _medir_tudo(notebooks: Sequence[Path], n_teclas: int, arrastar: bool,
 NOTA = (
     "5 · JupyterLab (configurações padrão) no Chromium do sistema, headless, janela de 1400 × 1000; cada notebook "
     "numa cópia, depois de Run All. Tecla: seta no handle de cada slider; do keydown até a figura nova "
-    "decodificada (`img.decode()`); \"texto\" é o mesmo até os números mudarem. Arrasto: 1 s do começo ao fim do "
-    "trilho, em 60 passos; figuras = decodificadas durante o arrasto, esperado = o menor entre a referência e as "
+    "decodificada (`img.decode()`); \"texto\" é o mesmo até os números mudarem. Arrasto: do começo ao fim do "
+    "trilho em 60 passos agendados para 1 s (cada passo espera o navegador aceitar o movimento: a duração medida, "
+    "a mediana dos arrastos, vem em cada linha); figuras = decodificadas durante o arrasto, esperado = o menor entre a referência e as "
     "posições por que o handle passou; assenta = quanto a figura ainda muda depois de soltar. A referência é um "
     "slider + `Image` com uma figura 9 × 3.6 pol. a 100 dpi de uma linha (`savefig` a cada movimento), no fim de "
     "cada notebook, medida na mesma página antes dos painéis dele."
@@ -489,6 +504,11 @@ def _meta_painel() -> str:
             f"assenta ≤ {META_ASSENTAR_MS:.0f} ms")
 
 
+def _segundos(duracoes_ms: Sequence[float]) -> str:
+    """" em 1.4 s" (a mediana das durações medidas de um arrasto), ou nada se não há medida."""
+    return f" em {statistics.median(duracoes_ms) / 1000:.1f} s" if duracoes_ms else ""
+
+
 def linhas_da_medicao(resultados: dict[str, Medidas]) -> list[Linha]:
     """As linhas da tabela: a referência, uma por painel e uma com todos os toques de todos os painéis."""
     ref = resultados.get(NOME_REFERENCIA, Medidas())
@@ -497,10 +517,11 @@ def linhas_da_medicao(resultados: dict[str, Medidas]) -> list[Linha]:
     ref_mediana, ref_p95 = mediana_p95(ref.teclas_ms)
     ref_figuras = statistics.median(ref.figuras_arrasto) if ref.figuras_arrasto else float("nan")
     ref_assentar = statistics.median(ref.assentar_ms) if ref.assentar_ms else float("nan")
+    ref_duracao = _segundos(ref.duracoes_arrasto_ms)
     linhas = [Linha(
         "5", MEDICAO, f"{NOME_REFERENCIA} (1 slider + Image de 9 × 3.6 pol., 1 linha)",
         f"tecla: mediana {ref_mediana:.0f} ms · p95 {ref_p95:.0f} ms ({len(ref.teclas_ms)} teclas) · "
-        f"arrasto: {ref_figuras:.0f} figuras, assenta {ref_assentar:.0f} ms",
+        f"arrasto: {ref_figuras:.0f} figuras{ref_duracao}, assenta {ref_assentar:.0f} ms",
         razao="1.00× ref", veredito=INFORMATIVO, nota=NOTA)]
     todos: list[float] = []
     for nome, m in resultados.items():
@@ -523,8 +544,9 @@ def linhas_da_medicao(resultados: dict[str, Medidas]) -> list[Linha]:
         if m.figuras_arrasto:
             r_arrasto = razao_do_arrasto(m, ref_figuras)
             assentar = max(m.assentar_ms)
-            resultado += (f" · arrasto: {statistics.median(m.figuras_arrasto):.0f} figuras "
-                          f"(de {statistics.median(m.valores_arrasto):.0f} posições), assenta ≤ {assentar:.0f} ms")
+            resultado += (f" · arrasto: {statistics.median(m.figuras_arrasto):.0f} figuras"
+                          f"{_segundos(m.duracoes_arrasto_ms)} (de {statistics.median(m.valores_arrasto):.0f} "
+                          f"posições), assenta ≤ {assentar:.0f} ms")
             razao += f"; arrasto {r_arrasto:.0%}"
             ok = ok and r_arrasto >= META_ARRASTO and assentar <= META_ASSENTAR_MS
         linhas.append(Linha("5", MEDICAO, nome, resultado, razao=razao, meta=_meta_painel(),

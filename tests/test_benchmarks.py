@@ -211,6 +211,10 @@ def test_browser_key_and_drag_arithmetic():
     assert navegador.resumo_do_arrasto(dois, handle=1) == (0, 2, 0.0)
     assert navegador.resumo_do_arrasto(dois, handle=0) == (0, 1, 0.0)
     assert navegador.resumo_do_arrasto([("figura", 5.0)]) is None
+    # a duração de verdade do arrasto: do botão apertado ao último soltar
+    assert navegador.duracao_do_arrasto(arrasto) == 1000.0
+    assert navegador.duracao_do_arrasto([("aperta", 3.0), ("solta", 1500.0), ("solta", 1700.0)]) == 1697.0
+    assert navegador.duracao_do_arrasto([("figura", 5.0)]) is None
     # um slider com poucas posições não pode mostrar mais figuras que posições
     assert navegador.esperado_no_arrasto(20, 5) == 5 and navegador.esperado_no_arrasto(20, 50) == 20
     m = navegador.Medidas(figuras_arrasto=[8, 3], valores_arrasto=[40, 3])
@@ -219,7 +223,8 @@ def test_browser_key_and_drag_arithmetic():
 
 def _medidas(ms, figuras, assentar, valores=40):
     return navegador.Medidas(teclas_ms=[ms] * 8, textos_ms=[ms / 3] * 8, figuras_arrasto=[figuras],
-                             valores_arrasto=[valores], assentar_ms=[assentar], sliders=1)
+                             valores_arrasto=[valores], assentar_ms=[assentar], duracoes_arrasto_ms=[1400.0],
+                             sliders=1)
 
 
 def test_browser_rows_compare_each_dashboard_with_the_reference():
@@ -231,6 +236,7 @@ def test_browser_rows_compare_each_dashboard_with_the_reference():
     assert linhas[0].caso.startswith(navegador.NOME_REFERENCIA) and linhas[0].veredito == INFORMATIVO
     bom, lento, travado, quebrado, todos = linhas[1:]
     assert bom.veredito == CUMPRE and bom.razao.startswith("1.20× ref") and "arrasto 90%" in bom.razao
+    assert "9 figuras em 1.4 s (de 40 posições)" in bom.resultado and "10 figuras em 1.4 s" in linhas[0].resultado
     assert lento.veredito == NAO_CUMPRE  # 90 ms ≤ 100 ms, mas 1.8× a referência
     assert travado.veredito == NAO_CUMPRE and "assenta ≤ 200 ms" in travado.resultado  # 50% das figuras
     assert quebrado.veredito == NAO_CUMPRE and "ERRO" in quebrado.resultado
