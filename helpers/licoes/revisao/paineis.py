@@ -218,8 +218,8 @@ def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W
         pesos_q0 = contas["pesos"][0, 0]
         html_ = tabela([
             ("cabeças", f"{h} de d_head = {W_q.shape[1] // h} (d_model = {W_q.shape[1]})"),
-            ("query do token 0 (coordenadas 0 e 1)", f"({v['q_x']:.1f}, {v['q_y']:.1f})"),
-            ("key do token 2 (coordenadas 0 e 1)", f"({v['k_x']:.1f}, {v['k_y']:.1f})"),
+            ("query do token 0: Q[0, 0], Q[0, 1]", f"({v['q_x']:.1f}, {v['q_y']:.1f})"),
+            ("key do token 2: K[2, 0], K[2, 1]", f"({v['k_x']:.1f}, {v['k_y']:.1f})"),
             ("pesos do token 0 na cabeça 0", ", ".join(f"{x:.3f}" for x in pesos_q0)),
             ("saída do token 0 na cabeça 0", ", ".join(f"{x:.3f}" for x in contas["saida_h"][0, 0])),
             ("saída final do token 0 (depois de W_o)", ", ".join(f"{x:.2f}" for x in contas["saida"][0])),
