@@ -653,3 +653,13 @@ def test_o_painel_redesenha_so_o_que_muda_e_da_a_mesma_figura():
     p.definir(n_heads=2, q_x=1.0, k_y=0.5)
     de_volta = np.asarray(Image.open(io.BytesIO(p.imagem.value)).convert("RGB")).astype(int)
     assert np.abs(movida - inicial).max() > 0 and np.array_equal(de_volta, inicial)
+
+
+def test_o_painel_nao_escreve_menos_zero():
+    """Um escore como −0,04 aparece como "0.0", e não "-0.0" (com 4 cabeças e q = (−1,2; 0,7), há vários)."""
+    p = licao.painel_mecanismo()
+    p.definir(n_heads=4, q_x=-1.2, q_y=0.7, k_y=1.5)
+    textos = [t.get_text() for _ax, _img, linhas, _titulo in p.figura.cabecas for linha in linhas for t in linha]
+    textos += [t.get_text() for nome in "XQKV" for linha in p.figura.matrizes[nome][2] for t in linha]
+    assert textos and not any("-0.0" in t for t in textos), textos
+    assert licao.paineis._um_decimal(-0.04) == "0.0" and licao.paineis._um_decimal(-0.06) == "-0.1"

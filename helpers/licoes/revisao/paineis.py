@@ -65,6 +65,12 @@ def _cor_do_texto(valor: float, limite: float) -> str:
     return "white" if abs(valor) > 0.6 * limite else "black"
 
 
+def _um_decimal(x: float) -> str:
+    """``x`` com uma casa decimal, sem o "-0.0" de um número negativo pequeno (que arredonda para zero)."""
+    texto = f"{x:.1f}"
+    return "0.0" if texto == "-0.0" else texto
+
+
 def _escrever(texto: Any, conteudo: str, cor: str) -> None:
     """Muda o texto de uma célula; a cor só quando ela muda (``set_color`` marca o texto como mudado mesmo com a
     cor de antes, e o painel redesenharia a célula à toa)."""
@@ -133,7 +139,7 @@ class FiguraMecanismoVivo:
             img.set_data(np.clip(M, -2, 2))
             for i in range(M.shape[0]):
                 for c in range(M.shape[1]):
-                    _escrever(textos[i][c], f"{M[i, c]:.1f}", _cor_do_texto(M[i, c], 2.0))
+                    _escrever(textos[i][c], _um_decimal(M[i, c]), _cor_do_texto(M[i, c], 2.0))
             forma = f"({M.shape[0]}, {M.shape[1]})"
             titulo.set_text(nome + (f" {forma}: {n_heads} × ({M.shape[0]}, {d_head})" if nome != "X" else f" {forma}"))
             for h, linha in enumerate(linhas):  # a fronteira entre as cabeças h e h + 1
@@ -152,14 +158,14 @@ class FiguraMecanismoVivo:
             img.set_data(w)
             for i in range(self.n):
                 for j in range(self.n):
-                    _escrever(textos[i][j], f"{w[i, j]:.2f}\n(z {z[i, j]:.1f})", "black" if w[i, j] > 0.6 else "white")
+                    _escrever(textos[i][j], f"{w[i, j]:.2f}\n(z {_um_decimal(z[i, j])})", "black" if w[i, j] > 0.6 else "white")
             titulo.set_text(f"cabeça {h}: pesos (escores)")
         ax, img, textos = self.saida
         S = contas["saida"]
         img.set_data(S)
         for i in range(S.shape[0]):
             for c in range(S.shape[1]):
-                _escrever(textos[i][c], f"{S[i, c]:.1f}", _cor_do_texto(S[i, c], 10.0))
+                _escrever(textos[i][c], _um_decimal(S[i, c]), _cor_do_texto(S[i, c], 10.0))
         self.titulo.set_text(f"X → Q, K, V → escores → pesos (softmax) → saída, com {n_heads} cabeça"
                              f"{'s' if n_heads > 1 else ''} de d_head = {d_head}")
 
