@@ -119,6 +119,22 @@ class Estudante:
     def celulas(self):
         return self.notebook().query_selector_all(".jp-Cell")
 
+    def primeira_celula(self, contendo: str, limite_s: float = 30) -> str:
+        """O texto da primeira célula, depois que ela mostra ``contendo``.
+
+        Logo depois de abrir, o JupyterLab pode mostrar por um instante um notebook com uma única célula
+        de código vazia, antes de carregar o arquivo: espera o conteúdo de verdade chegar.
+        """
+        def texto():
+            try:
+                celulas = self.celulas()
+                return celulas[0].inner_text() if celulas else ""
+            except PlaywrightError:  # a célula saiu do DOM enquanto o notebook era redesenhado
+                return ""
+
+        esperar(lambda: contendo in texto(), limite_s, f"a primeira célula mostrar {contendo!r}", intervalo=0.3)
+        return texto()
+
     def celula_com(self, texto: str, limite_s: float = 30):
         """A célula cujo texto (código ou markdown) contém ``texto``.
 

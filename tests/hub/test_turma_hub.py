@@ -131,7 +131,7 @@ def test_edicao_salva_sobrevive_ao_commit_novo_e_a_copia_do_outro_nao_muda(hub, 
     assert not any(DICA_NOVA in f for f in depois)
     json.loads((ana.copia / NOTEBOOK).read_text(encoding="utf-8"))  # o merge deixou um notebook válido
     # e na tela: o aviso no topo e a solução dela no exercício
-    assert AVISO.strip() in ana.celulas()[0].inner_text()
+    assert AVISO.strip() in ana.primeira_celula("Bem-vindo à trilha")
     ana.capturar("02_depois_do_commit_novo")
     exercicio = ana.celula_com("def produto_escalar")
     assert MARCA_DA_ANA in exercicio.inner_text()
@@ -142,7 +142,7 @@ def test_edicao_salva_sobrevive_ao_commit_novo_e_a_copia_do_outro_nao_muda(hub, 
     assert git("rev-parse", "HEAD", cwd=bruno.copia) == commit_inicial
     assert fontes(bruno.copia / NOTEBOOK) == bruno_antes
     bruno.abrir("00_comece_aqui.ipynb")
-    assert AVISO.strip() not in bruno.celulas()[0].inner_text()
+    assert AVISO.strip() not in bruno.primeira_celula("Bem-vindo à trilha")
     assert any(COMENTARIO_DO_ESQUELETO in f for f in fontes(bruno.copia / NOTEBOOK))
     assert ESQUELETO in bruno.celula_com("def produto_escalar").inner_text()
     bruno.capturar("03_copia_intacta")
