@@ -173,12 +173,10 @@ class Redesenho:
     completo foi completo (para testes, benchmarks e para quem escreve uma figura nova).
     """
 
-    def __init__(self, fig: Figure, dinamicos: list[Artist] | None = None):
+    def __init__(self, fig: Figure):
         self.fig = fig
         self.canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else CanvasRapido(fig)
-        self._dinamicos: set[int] = set()
-        for artista in dinamicos or []:
-            self._dinamicos.add(id(artista))
+        self._dinamicos: set[int] = set()  # os ``id`` dos donos dinâmicos
         self._territorios: dict[int, Bbox] = {}
         self._deslocamentos: dict[Any, np.ndarray] = {}  # caixa de um texto relativa à sua âncora
         self._assinatura: Any = None
@@ -191,8 +189,8 @@ class Redesenho:
         # os dinâmicos da frente: (posição na frente, unidade, o que ela desenha, a impressão do estado que
         # está na imagem e, para um texto solto, a caixa onde ele pintou; para os outros, ``None``: o território)
         self._vivos: list[tuple[int, _Unidade, list[Artist], tuple, Bbox | None]] = []
-        self._saida: np.ndarray | None = None
-        self._conferir_tudo = False  # depois de um desenho de fora, que apaga as marcas  # a imagem mostrada (a frente só é certa onde foi redesenhada)
+        self._saida: np.ndarray | None = None  # a imagem mostrada (a frente só é certa onde foi redesenhada)
+        self._conferir_tudo = False  # depois de um desenho de fora, que apaga as marcas
         self._suportado = True
         self.completos = 0
         self.parciais = 0
@@ -480,7 +478,8 @@ class Redesenho:
                     self._vivos.append((n, u, descendentes, _impressao(descendentes), pintou))
                     self._onde_pinta(n, pintou)
                     self._limpar_marcas(descendentes)
-            if self._saiu_do_territorio(self._livres, renderer, figura):
+            pinturas = {id(u.artista): pintou for _n, u, _d, _i, pintou in self._vivos}
+            if self._saiu_do_territorio([(a, pinturas.get(id(a))) for a in self._livres], renderer, figura):
                 return
             self._saida = self._buffer().copy()
             self.regioes = [figura]
@@ -501,7 +500,7 @@ class Redesenho:
         for u in (self._frente[i] for i in np.flatnonzero(cruza)):
             u.artista.draw(renderer)
         self._limpar_marcas(self._estaticos_na_frente)
-        if self._saiu_do_territorio([a for a in self._livres if id(a) in mudados], renderer, figura):
+        if self._saiu_do_territorio([(a, mudados[id(a)]) for a in self._livres if id(a) in mudados], renderer, figura):
             return
         # fora das regiões, o canvas pode ter restos (uma unidade redesenhada pinta além da região): a
         # imagem mostrada só copia as regiões, e fora delas continua a do movimento anterior
@@ -510,8 +509,9 @@ class Redesenho:
             self._saida[linhas, colunas] = buffer[linhas, colunas]
         self.parciais += 1
 
-    def _danos(self, renderer: Any, figura: Bbox) -> tuple[list[Bbox], set[int]]:
-        """As regiões danificadas desde a imagem mostrada (onde algum dinâmico mudou) e os ``id`` de quem mudou.
+    def _danos(self, renderer: Any, figura: Bbox) -> tuple[list[Bbox], dict[int, Bbox | None]]:
+        """As regiões danificadas desde a imagem mostrada (onde algum dinâmico mudou) e, para cada ``id`` de quem
+        mudou, onde ele pinta agora (:meth:`_pintura`; ``None`` se não é um texto solto).
 
         Um dinâmico mudou se a impressão dele mudou; quem não foi marcado (``stale``) desde a imagem mostrada
         nem é conferido — menos as anotações, cujo ``xy`` muda sem marca, e tudo depois de um desenho de
@@ -519,7 +519,7 @@ class Redesenho:
         caixa onde ele estava e a onde vai estar; para uma imagem em que só os dados mudaram, as células
         diferentes."""
         danos: list[Bbox] = []
-        mudados: set[int] = set()
+        mudados: dict[int, Bbox | None] = {}
         conferir_tudo, self._conferir_tudo = self._conferir_tudo, False
         for k, (n, u, descendentes, antes, pintou) in enumerate(self._vivos):
             if not (conferir_tudo or isinstance(u.artista, Annotation) or any(a.stale for a in descendentes)):
@@ -528,8 +528,8 @@ class Redesenho:
             self._limpar_marcas(descendentes)
             if agora == antes:
                 continue
-            mudados.add(id(u.artista))
             vai_pintar = self._pintura(u, renderer, figura)
+            mudados[id(u.artista)] = vai_pintar
             self._vivos[k] = (n, u, descendentes, agora, vai_pintar)
             self._onde_pinta(n, vai_pintar)
             celulas = (_caixa_das_celulas(u.artista, antes[0], agora[0])
@@ -560,11 +560,17 @@ class Redesenho:
         caixa = self._caixa_livre(a, renderer, figura)
         return Bbox([[0, 0], [0, 0]]) if caixa is None else caixa
 
-    def _saiu_do_territorio(self, livres: list[Artist], renderer: Any, figura: Bbox) -> bool:
+    def _saiu_do_territorio(self, livres: list[tuple[Artist, Bbox | None]], renderer: Any, figura: Bbox) -> bool:
         """Um dinâmico sem recorte saiu do seu território? Então ele pode ter pintado por cima de um estático
-        que deveria cobri-lo: o território cresce, e este movimento é desenhado por inteiro."""
-        for artista in livres:
-            caixa = self._caixa_livre(artista, renderer, figura)
+        que deveria cobri-lo: o território cresce, e este movimento é desenhado por inteiro.
+
+        ``livres``: cada artista com a caixa que :meth:`_pintura` já achou para ele (vazia: escondido), ou
+        ``None`` para calcular aqui (uma anotação, uma legenda)."""
+        for artista, pintura in livres:
+            if pintura is None:
+                caixa = self._caixa_livre(artista, renderer, figura)
+            else:
+                caixa = pintura if pintura.width > 0 and pintura.height > 0 else None
             if caixa is not None and not _contem(self._territorios[id(artista)], caixa):
                 # quem sai uma vez costuma andar pelo eixo inteiro (e um pouco além dele, como o rótulo na
                 # ponta de uma seta): o território passa a cobrir o eixo com uma folga do tamanho do artista
