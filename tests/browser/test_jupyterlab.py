@@ -62,6 +62,9 @@ def abrir_e_rodar(pagina, servidor, caminho) -> None:
     espaco = f"teste-{caminho.stem}-{time.monotonic_ns()}"
     pagina.goto(f"{servidor.url}/lab/workspaces/{espaco}/tree/notebooks/{caminho.name}?reset")
     pagina.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=90_000)
+    # antes de o arquivo carregar, o notebook pode aparecer com uma única célula de código vazia
+    pagina.wait_for_function("() => document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-Cell').length > 1",
+                             timeout=90_000)
     pagina.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
     # mais espaço para o notebook: fecha a barra lateral (o navegador de arquivos)
     aba = pagina.query_selector(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")

@@ -28,6 +28,10 @@ JS_TERMINOU = """
 """.replace("__STDERR__", STDERR)
 
 
+#: o notebook visível já mostra o arquivo (todo notebook da coleção tem mais de uma célula)
+JS_CARREGOU = "() => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell').length > 1"
+
+
 class Estudante:
     def __init__(self, nome: str, hub: Hub, navegador, capturas: Path):
         self.nome = nome
@@ -72,6 +76,8 @@ class Estudante:
 
     def esperar_notebook(self) -> None:
         self.pagina.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
+        # antes de o arquivo carregar, o notebook pode aparecer com uma única célula de código vazia
+        self.pagina.wait_for_function(JS_CARREGOU, timeout=120_000, polling=200)
         # com dois notebooks abertos há dois indicadores, e o da aba escondida fica invisível
         self.pagina.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']:visible", timeout=120_000)
 
