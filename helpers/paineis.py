@@ -40,6 +40,31 @@ def slider(descricao: str, valor: float, minimo: float, maximo: float, passo: fl
     return W.FloatSlider(**opcoes)
 
 
+#: a largura mínima da coluna de controles (px) e quanto ela pode crescer no espaço que sobra na linha
+COLUNA_MINIMA_PX = 330
+COLUNA_CRESCE_PX = 160
+_SLIDERS = (W.FloatSlider, W.IntSlider, W.FloatLogSlider, W.SelectionSlider)
+
+
+def _largura_px(controle: W.Widget) -> float | None:
+    largura = getattr(controle.layout, "width", None) or ""
+    return float(largura[:-2]) if largura.endswith("px") else None
+
+
+def _layout_da_coluna(controles: Any) -> W.Layout:
+    """A coluna de controles: tão larga quanto o controle mais largo; na quebra de linha, a figura vai para o
+    lado ou para baixo como se ela tivesse essa largura, e depois ela cresce (até ``COLUNA_CRESCE_PX``) no espaço
+    que sobra na linha — e os sliders de largura fixa crescem com ela: o trilho fica mais longo, mais fácil de
+    arrastar, sem que a figura mude de lugar na quebra.
+    """
+    controles = list(controles)
+    base = max([COLUNA_MINIMA_PX] + [largura + 10 for c in controles if (largura := _largura_px(c)) is not None])
+    for c in controles:
+        if isinstance(c, _SLIDERS) and _largura_px(c) is not None:
+            c.layout = W.Layout(width="100%")
+    return W.Layout(flex=f"1 1 {base:.0f}px", min_width=f"{base:.0f}px", max_width=f"{base + COLUNA_CRESCE_PX:.0f}px")
+
+
 class Painel(W.VBox):
     """Controles + figura (PNG) + números, ligados por uma função de atualização.
 
@@ -70,7 +95,7 @@ class Painel(W.VBox):
         self.estado: dict[str, Any] = {}
         self.ultimo_tempo_ms = 0.0
         cabecalho = [W.HTML(f"<b>{titulo}</b>")] if titulo else []
-        coluna = W.VBox(list(self.controles.values()), layout=W.Layout(min_width="330px"))
+        coluna = W.VBox(list(self.controles.values()), layout=_layout_da_coluna(self.controles.values()))
         super().__init__(cabecalho + [W.HBox([coluna, self.imagem], layout=W.Layout(flex_flow="row wrap")), self.texto])
         for controle in self.controles.values():
             controle.observe(self._ao_mudar, names="value")

@@ -187,6 +187,25 @@ def test_controle_sem_redesenho_parcial_continua_funcionando():
     assert p._redesenho.parciais == 0
 
 
+def test_coluna_de_controles_cresce_so_no_espaco_que_sobra():
+    """A coluna quebra a linha como se tivesse a largura do controle mais largo e depois cresce até 160 px;
+    os sliders de largura fixa acompanham a coluna (trilho mais longo), os outros controles ficam como estão."""
+    fig = Figure(figsize=(2, 2))
+    fig.subplots()
+    menu = W.Dropdown(options=["a", "b"], layout=W.Layout(width="200px"))
+    controles = {"s": slider("um slider", 0.5, 0.0, 1.0), "m": menu,
+                 "largo": W.IntSlider(value=1, min=0, max=3, layout=W.Layout(width="400px"))}
+    p = Painel(fig, controles, lambda v: {})
+    coluna = p.children[0].children[0]
+    assert coluna.children == tuple(controles.values())
+    assert (coluna.layout.flex, coluna.layout.min_width, coluna.layout.max_width) == ("1 1 410px", "410px", "570px")
+    assert controles["s"].layout.width == controles["largo"].layout.width == "100%"
+    assert menu.layout.width == "200px"
+    # sem controles largos, a coluna tem o mínimo de sempre
+    p = Painel(fig, {"s": slider("um slider", 0.5, 0.0, 1.0)}, lambda v: {})
+    assert p.children[0].children[0].layout.flex == "1 1 330px"
+
+
 
 def _painel_de_matriz(so_completo: bool, interpolacao: str, origem: str, forma: tuple[int, int],
                       tamanho: tuple[float, float] = (4, 3)) -> Painel:

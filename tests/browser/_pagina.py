@@ -68,7 +68,7 @@ def imagens_cortadas(raiz) -> list[str]:
 
 #: o trilho mais curto que um slider pode ter: com menos, as dezenas de posições de um slider ficam a um pixel
 #: umas das outras e a mão não acerta nenhuma (o painel da revisão já teve 16 px para 41 posições)
-TRILHO_MINIMO_PX = 60
+TRILHO_MINIMO_PX = 120
 
 _JS_TRILHOS = """
 (raiz) => Array.from(raiz.querySelectorAll('.widget-slider')).map((c) => {
