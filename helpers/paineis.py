@@ -30,11 +30,21 @@ from . import plots
 from ._redesenho import Redesenho
 
 
+def casas_do_passo(passo: float) -> int:
+    """Quantas casas decimais um valor de passo ``passo`` precisa (5 → 0, 0.1 → 1, 0.25 → 2; no máximo 6)."""
+    for casas in range(7):
+        if abs(round(passo, casas) - passo) <= 1e-9 * max(1.0, abs(passo)):
+            return casas
+    return 6
+
+
 def slider(descricao: str, valor: float, minimo: float, maximo: float, passo: float = 0.1, **kw: Any) -> W.FloatSlider:
-    """Um ``FloatSlider`` com a descrição inteira visível e atualização contínua."""
+    """Um ``FloatSlider`` com a descrição inteira visível, atualização contínua e o valor mostrado com as casas
+    do passo (um ângulo de 5 em 5 graus mostra ``165``, não ``165.00``)."""
     opcoes = dict(
         value=valor, min=minimo, max=maximo, step=passo, description=descricao, continuous_update=True,
         style={"description_width": "initial"}, layout=W.Layout(width="320px"),
+        readout_format=f".{casas_do_passo(passo)}f",
     )
     opcoes.update(kw)
     return W.FloatSlider(**opcoes)

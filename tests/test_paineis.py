@@ -19,7 +19,7 @@ from PIL import Image
 from benchmarks.latencia import movimentos
 from helpers import plots
 from helpers._redesenho import Redesenho
-from helpers.paineis import Painel, slider
+from helpers.paineis import Painel, casas_do_passo, slider
 from tools.notebooks import paineis
 
 PAINEIS = paineis()
@@ -185,6 +185,16 @@ def test_controle_sem_redesenho_parcial_continua_funcionando():
     p.controles["y"].value = 0.0
     assert bytes(p.imagem.value) != antes
     assert p._redesenho.parciais == 0
+
+
+@pytest.mark.parametrize(("passo", "casas", "mostra"), [(5, 0, "165"), (1.0, 0, "165"), (0.1, 1, "0.3"), (0.5, 1, "0.3"),
+                                                       (0.25, 2, "0.30"), (0.05, 2, "0.30"), (0.001, 3, "0.300")])
+def test_slider_mostra_o_valor_com_as_casas_do_passo(passo, casas, mostra):
+    assert casas_do_passo(passo) == casas
+    s = slider("x", 165 if casas == 0 else 0.3, 0, 200, passo)
+    assert format(s.value, s.readout_format) == mostra
+    # quem pede outro formato fica com ele
+    assert slider("z", 0.5, 0, 1, 0.001, readout_format=".2f").readout_format == ".2f"
 
 
 def test_coluna_de_controles_cresce_so_no_espaco_que_sobra():
