@@ -148,7 +148,7 @@ def painel_softmax(
         fig.subplots_adjust(left=0.14, right=0.96, bottom=0.12, top=0.88)
         figura = FiguraSoftmax(axes[0, 0], n)
     controles: dict[str, W.ValueWidget] = {
-        f"z{i + 1}": slider(f"escore z{subscrito(i + 1)}", float(z), -5.0, 5.0, 0.001, readout_format=".3f") for i, z in enumerate(z0)
+        f"z{i + 1}": slider(f"escore z{subscrito(i + 1)}", float(z), -5.0, 5.0, 0.001) for i, z in enumerate(z0)
     }
     controles["temperatura"] = slider("temperatura T", temperatura, 0.1, 5.0, 0.05)
 
