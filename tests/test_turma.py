@@ -92,3 +92,46 @@ def test_configuracao_se_recusa_a_subir_sem_o_ambiente_completo(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda nome, *a: None if nome == "nbgitpuller" else original(nome, *a))
     with pytest.raises(SystemExit, match="nbgitpuller: pip install -r turma/requirements.txt"):
         PyFileConfigLoader("jupyterhub_config.py", path=str(TURMA)).load_config()
+
+
+
+def test_espera_do_hub_nao_confunde_o_404_do_proxy_com_o_hub_de_pe(tmp_path, monkeypatch):
+    """Ao subir, o proxy responde 404 ("sem rota") até o hub registrar a rota dele. Quem espera o hub
+    precisa de um 200; quando qualquer resposta contava, o teste do hub abria a página de login no 404."""
+    import http.server
+    import threading
+
+    monkeypatch.syspath_prepend(str(RAIZ / "tests" / "browser"))
+    from _servidores import esperar_servidor
+
+    roteiro: list[int] = []  # as próximas respostas; vazia: 404 para sempre
+    dadas: list[int] = []
+
+    class Proxy(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (nome da API do http.server)
+            dadas.append(roteiro.pop(0) if roteiro else 404)
+            self.send_response(dadas[-1])
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    servidor = http.server.HTTPServer(("127.0.0.1", 0), Proxy)
+    threading.Thread(target=servidor.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{servidor.server_port}/hub/api"
+    vivo = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    log = tmp_path / "log"
+    log.write_text("o log do servidor")
+    try:
+        roteiro[:] = [404, 404, 404, 200]
+        esperar_servidor(url, vivo, log, limite_s=10)  # sem so_200: o primeiro 404 já conta
+        assert dadas == [404]
+        esperar_servidor(url, vivo, log, limite_s=10, so_200=True)
+        assert dadas == [404, 404, 404, 200]
+        with pytest.raises(RuntimeError, match="HTTP 404") as erro:  # nunca 200: falha dizendo o que viu
+            esperar_servidor(url, vivo, log, limite_s=1, so_200=True)
+        assert "o log do servidor" in str(erro.value)
+    finally:
+        vivo.kill()
+        servidor.shutdown()

@@ -103,19 +103,26 @@ def _get_json(url: str, timeout: float = 5.0):
         return json.loads(r.read().decode())
 
 
-def esperar_servidor(url: str, processo: subprocess.Popen, log: Path, limite_s: float = 90.0) -> None:
+def esperar_servidor(url: str, processo: subprocess.Popen, log: Path, limite_s: float = 90.0,
+                     so_200: bool = False) -> None:
+    """Espera ``url`` responder. Qualquer resposta HTTP (mesmo 403/404) conta como "de pé", a menos que
+    ``so_200``: atrás de um proxy, um 404/503 pode vir do proxy antes de o servidor de verdade ter rota."""
     fim = time.monotonic() + limite_s
+    ultima = "nenhuma resposta"
     while time.monotonic() < fim:
         if processo.poll() is not None:
             raise RuntimeError(f"o servidor terminou com código {processo.returncode}:\n{log.read_text()[-3000:]}")
         try:
             urllib.request.urlopen(url, timeout=2).read()
             return
-        except urllib.error.HTTPError:
-            return  # respondeu (mesmo que com 403/404): o servidor está de pé
+        except urllib.error.HTTPError as erro:
+            if not so_200:
+                return  # respondeu (mesmo que com 403/404): o servidor está de pé
+            ultima = f"HTTP {erro.code}"
+            time.sleep(0.3)
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             time.sleep(0.3)
-    raise RuntimeError(f"o servidor não respondeu em {limite_s:.0f} s:\n{log.read_text()[-3000:]}")
+    raise RuntimeError(f"o servidor não ficou pronto em {limite_s:.0f} s ({url}: {ultima}):\n{log.read_text()[-3000:]}")
 
 
 def encerrar(processo: subprocess.Popen) -> None:

@@ -58,11 +58,26 @@ class Estudante:
 
     def entrar(self) -> None:
         """Login com usuário e senha; espera o JupyterLab do estudante subir."""
-        self.pagina.goto(f"{self.hub.url}/hub/login")
-        self.pagina.fill("#username_input", self.nome)
-        self.pagina.fill("#password_input", SENHA)
-        self.pagina.click("#login_submit")
-        self.pagina.wait_for_url(f"**/user/{self.nome}/lab**", timeout=180_000)
+        resposta = self.pagina.goto(f"{self.hub.url}/hub/login")
+        if resposta is None or resposta.status != 200:
+            self._falhou(f"a página de login respondeu {resposta.status if resposta else 'nada'}")
+        try:
+            self.pagina.fill("#username_input", self.nome, timeout=30_000)
+            self.pagina.fill("#password_input", SENHA)
+            self.pagina.click("#login_submit")
+            self.pagina.wait_for_url(f"**/user/{self.nome}/lab**", timeout=180_000)
+        except PlaywrightError as erro:
+            self._falhou(f"o login não chegou ao JupyterLab ({erro.message.splitlines()[0]})")
+
+    def _falhou(self, o_que: str) -> None:
+        """Falha dizendo o que se via: a página (endereço, começo do texto, captura) e o fim do log do hub."""
+        try:
+            texto = self.pagina.inner_text("body")[:500]
+        except PlaywrightError:
+            texto = "(sem texto)"
+        captura = self.capturar("FALHA_login")
+        raise AssertionError(f"{self.nome}: {o_que}; na tela ({self.pagina.url}): {texto!r}; captura em {captura}\n"
+                             f"fim do log do hub:\n{self.hub.ultimas_linhas_do_log()}")
 
     def seguir_link(self, link: str, notebook: str = "00_comece_aqui.ipynb") -> None:
         """Segue o link do nbgitpuller e espera o notebook abrir, com o kernel pronto."""

@@ -177,7 +177,8 @@ def jupyterhub(base: Path):
         processo = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(camada)], cwd=base, env=env,
                                     stdout=saida, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        esperar_servidor(f"{url}/hub/api", processo, log, limite_s=120)
+        # o proxy sobe antes e responde 404 até o hub registrar a rota dele: só um 200 é o hub de pé
+        esperar_servidor(f"{url}/hub/api", processo, log, limite_s=120, so_200=True)
         yield Hub(url, casas, log)
     finally:
         encerrar(processo)

@@ -100,6 +100,8 @@ def test_cada_estudante_recebe_a_sua_copia_e_o_painel_reage(hub, origem, turma):
 def test_edicao_salva_sobrevive_ao_commit_novo_e_a_copia_do_outro_nao_muda(hub, origem, turma):
     ana, bruno = turma["ana"], turma["bruno"]
     commit_inicial = origem.commits[-1]
+    if not (bruno.copia / NOTEBOOK).exists():
+        pytest.fail("a cópia do Bruno não existe: este teste continua o anterior, que a cria pelo link")
     bruno_antes = fontes(bruno.copia / NOTEBOOK)
 
     # Ana resolve o exercício 1 e salva
