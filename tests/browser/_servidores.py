@@ -119,9 +119,9 @@ def esperar_servidor(url: str, processo: subprocess.Popen, log: Path, limite_s: 
             if not so_200:
                 return  # respondeu (mesmo que com 403/404): o servidor está de pé
             ultima = f"HTTP {erro.code}"
-            time.sleep(0.3)
         except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.3)
+            pass
+        time.sleep(0.3)
     raise RuntimeError(f"o servidor não ficou pronto em {limite_s:.0f} s ({url}: {ultima}):\n{log.read_text()[-3000:]}")
 
 

@@ -60,16 +60,16 @@ class Estudante:
         """Login com usuário e senha; espera o JupyterLab do estudante subir."""
         resposta = self.pagina.goto(f"{self.hub.url}/hub/login")
         if resposta is None or resposta.status != 200:
-            self._falhou(f"a página de login respondeu {resposta.status if resposta else 'nada'}")
+            self._falhou_ao_entrar(f"a página de login respondeu {resposta.status if resposta else 'nada'}")
         try:
             self.pagina.fill("#username_input", self.nome, timeout=30_000)
             self.pagina.fill("#password_input", SENHA)
             self.pagina.click("#login_submit")
             self.pagina.wait_for_url(f"**/user/{self.nome}/lab**", timeout=180_000)
         except PlaywrightError as erro:
-            self._falhou(f"o login não chegou ao JupyterLab ({erro.message.splitlines()[0]})")
+            self._falhou_ao_entrar(f"o login não chegou ao JupyterLab ({erro.message.splitlines()[0]})")
 
-    def _falhou(self, o_que: str) -> None:
+    def _falhou_ao_entrar(self, o_que: str) -> None:
         """Falha dizendo o que se via: a página (endereço, começo do texto, captura) e o fim do log do hub."""
         try:
             texto = self.pagina.inner_text("body")[:500]
