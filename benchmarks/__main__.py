@@ -29,7 +29,8 @@ from pathlib import Path
 from . import Linha, linha_maquina, notas, resumo_metas, tabela_markdown
 
 RAIZ = Path(__file__).resolve().parent.parent
-README = RAIZ / "README.md"
+#: a página que ``--readme`` reescreve (entre os marcadores): docs/desempenho.md, ligada no README
+README = RAIZ / "docs" / "desempenho.md"
 INICIO, FIM = "<!-- desempenho:inicio -->", "<!-- desempenho:fim -->"
 COMANDO = "python -m benchmarks"
 
@@ -125,7 +126,7 @@ def gravar_readme(conteudo: str, caminho: Path = README, inicio: str = INICIO, f
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=COMANDO, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--readme", action="store_true", help="grava a tabela na seção Desempenho do README.md")
+    parser.add_argument("--readme", action="store_true", help="grava a tabela em docs/desempenho.md")
     parser.add_argument("--rapido", action="store_true", help="tamanhos pequenos, só para conferir que tudo roda")
     parser.add_argument("--navegador", action="store_true",
                         help="inclui a medição 5: latência no navegador (JupyterLab + Chromium do sistema)")
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     print(texto)
     if args.readme:
         gravar_readme(secao_readme(texto))
-        _aviso(f"README.md: seção Desempenho atualizada ({README})")
+        _aviso(f"docs/desempenho.md: medição atualizada ({README})")
     return 0
 
 

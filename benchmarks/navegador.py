@@ -344,8 +344,10 @@ def paineis_do_notebook(caminho: Path) -> list[tuple[int, str]]:
     celulas = json.loads(caminho.read_text(encoding="utf-8"))["cells"]
     achados = []
     for i, c in enumerate(celulas):
+        fonte = "".join(c["source"])
+        if ".prever_" in fonte or ".revelar()" in fonte:  # caixas de previsão e revelações não são painéis
+            continue
         if c["cell_type"] == "code" and any(WIDGET in o.get("data", {}) for o in c.get("outputs", [])):
-            fonte = "".join(c["source"])
             nome = re.search(r"\.(painel_\w+\([^)]*\))", fonte) or re.search(r"painel_\w+", fonte)
             achados.append((i, nome.group(1) if nome and nome.groups() else nome.group(0) if nome else f"célula {i}"))
     return achados

@@ -906,7 +906,7 @@ def secao_readme(texto: str, hoje=None) -> str:
 
 def executar(rapido: bool = False, readme: bool = False, notebook: str = NOTEBOOK,
              aviso: Callable[[str], None] = lambda s: None) -> str:
-    """Mede tudo, devolve o relatório e, com ``readme``, grava o trecho da turma no README."""
+    """Mede tudo, devolve o relatório e, com ``readme``, grava o trecho da turma em docs/turma.md."""
     from . import linha_maquina
 
     carga_inicio = _carga()
@@ -922,8 +922,9 @@ def executar(rapido: bool = False, readme: bool = False, notebook: str = NOTEBOO
     texto = relatorio(rodadas, servidor, passos, notebook, linha_maquina(), carga_inicio,
                       time.perf_counter() - inicio)
     if readme:
-        from .__main__ import README, gravar_readme
+        from .__main__ import RAIZ, gravar_readme
 
-        gravar_readme(secao_readme(texto), README, inicio=INICIO, fim=FIM)
-        aviso(f"README.md: trecho da turma atualizado ({README})")
+        pagina = RAIZ / "docs" / "turma.md"
+        gravar_readme(secao_readme(texto), pagina, inicio=INICIO, fim=FIM)
+        aviso(f"docs/turma.md: trecho da turma atualizado ({pagina})")
     return texto

@@ -410,9 +410,21 @@ class Previsao:
     revelar: str
     formato: Formato = field(default_factory=NumeroAproximado)
     erros: Sequence[Erro] = ()
+    #: como a resposta apareceria escrita numa página (o teste confere que nenhuma está à vista antes da
+    #: previsão); vazio = a resposta no formato, com vírgula e com ponto decimal
+    pistas: tuple[str, ...] = ()
+    #: uma previsão de exemplo, legível no formato (a dica da caixa, e o palpite que os testes digitam)
+    exemplo: str = "0,5"
 
     def nomes_dos_erros(self) -> list[str]:
         return [e.nome for e in self.erros]
+
+    def pistas_da_resposta(self) -> list[str]:
+        """Os textos que entregariam a resposta: :attr:`pistas`, ou a resposta como o veredito a mostra."""
+        if self.pistas:
+            return list(self.pistas)
+        texto = self.formato.mostrar(self.formato.normalizar(self.certo() if callable(self.certo) else self.certo))
+        return sorted({texto, texto.replace(",", ".")})
 
 
 def corrigir_previsao(prev: Previsao, previsao: Any) -> Veredito:
@@ -426,7 +438,8 @@ def corrigir_previsao(prev: Previsao, previsao: Any) -> Veredito:
         try:
             valor = prev.formato.normalizar(previsao)
         except RespostaInvalida as r:
-            return Veredito(False, f"{ERRO} {_maiuscula(str(r))}.{resposta}", "tipo")
+            # sem revelar: um erro de digitação não pode custar a previsão
+            return Veredito(False, f"{ERRO} {_maiuscula(str(r))}. Escreva a previsão de novo.", "tipo")
         if prev.formato.igual(valor, certo):
             return Veredito(True, f"{OK} Você previu certo!{resposta}")
         caso = Caso("na sua previsão", {})

@@ -71,9 +71,10 @@ def texto_do_notebook(caminho: Path) -> str:
     return texto + "\n" + texto.replace(".", ",")
 
 
-def numeros_do_guia_fora_do_notebook(secao: str, caminho: Path) -> list[str]:
-    """Os números com casa decimal que a seção do guia cita e que não aparecem no notebook."""
-    texto = texto_do_notebook(caminho)
+def numeros_do_guia_fora_do_notebook(secao: str, caminho: Path, extra: str = "") -> list[str]:
+    """Os números com casa decimal que a seção do guia cita e que não aparecem no notebook (nem em ``extra``:
+    as respostas das previsões, que a lição revela depois da previsão)."""
+    texto = texto_do_notebook(caminho) + "\n" + extra + "\n" + extra.replace(".", ",")
     faltam = []
     for m in _NUMERO.finditer(secao):
         numero = m.group(0).lstrip("-")

@@ -12,12 +12,18 @@ RAIZ = Path(__file__).resolve().parent.parent
 GUIA = (RAIZ / "docs" / "guia_do_instrutor.md").read_text(encoding="utf-8")
 SECOES = secoes_do_guia(GUIA)
 ETAPAS = {e.arquivo[:2]: e for e in tn.TRILHA}
-LINHA_DE_ERROS = re.compile(r"^- `(check_\w+)` \(\*(.+?)\*\): (.+)$", flags=re.M)
+LINHA_DE_ERROS = re.compile(r"^- `((?:check|prever)_\w+)` \(\*(.+?)\*\): (.+)$", flags=re.M)
+CORRETOR = re.compile(r"licao\.((?:check|prever)_\w+)\(")
 
 
 @pytest.mark.parametrize("numero", sorted(ETAPAS), ids=[ETAPAS[n].arquivo[:-6] for n in sorted(ETAPAS)])
 def test_guide_numbers_come_from_the_notebook(numero):
-    faltam = numeros_do_guia_fora_do_notebook(SECOES[numero], tn.PASTA / ETAPAS[numero].arquivo)
+    # as respostas das previsões não ficam gravadas no notebook (aparecem depois da previsão): valem as da lição
+    caminho = tn.PASTA / ETAPAS[numero].arquivo
+    modulo = tn.modulo_da_licao(ETAPAS[numero])
+    previsoes = [getattr(modulo, nome).exercicio for nome in re.findall(r"licao\.(prever_\w+)\(", caminho.read_text(encoding="utf-8"))]
+    extra = "\n".join(p.revelar + " " + " ".join(p.pistas_da_resposta()) for p in previsoes)
+    faltam = numeros_do_guia_fora_do_notebook(SECOES[numero], caminho, extra)
     assert not faltam, f"o guia cita números que o notebook {ETAPAS[numero].arquivo} não mostra: {faltam}"
 
 
@@ -25,9 +31,10 @@ def test_guide_numbers_come_from_the_notebook(numero):
 def test_guide_typical_mistakes_are_exactly_what_each_grader_names(numero):
     etapa = ETAPAS[numero]
     modulo = tn.modulo_da_licao(etapa)
-    checks = {nome: f for nome, f in vars(modulo).items() if nome.startswith("check_") and hasattr(f, "exercicio")}
+    checks = {nome: f for nome, f in vars(modulo).items()
+              if nome.startswith(("check_", "prever_")) and hasattr(f, "exercicio")}
     no_guia = {m.group(1): (m.group(2), m.group(3).split(" · ")) for m in LINHA_DE_ERROS.finditer(SECOES[numero])}
-    usados = set(re.findall(r"licao\.(check_\w+)\(", (tn.PASTA / etapa.arquivo).read_text(encoding="utf-8")))
+    usados = set(CORRETOR.findall((tn.PASTA / etapa.arquivo).read_text(encoding="utf-8")))
     for nome in sorted(usados & set(checks)):
         ex = checks[nome].exercicio
         assert nome in no_guia, f"o guia (seção {numero}) não lista os erros típicos de {nome}"

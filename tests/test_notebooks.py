@@ -178,3 +178,18 @@ def test_consecutive_stream_outputs_are_joined():
     juntas = tn.juntar_fluxos(saidas)
     assert [o.get("name") for o in juntas] == ["stdout", "stderr", None, "stdout"]
     assert juntas[0]["text"] == "a\nb\n"
+
+
+def test_readme_is_one_screen_for_a_student_and_its_links_resolve():
+    """O README serve o estudante: o que é, os dois comandos, o mapa; o resto mora em docs/ e é ligado dele."""
+    raiz = PASTA.parent
+    readme = (raiz / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 150
+    primeira_tela = readme.split("## Para quem ensina", 1)[0]
+    assert "## Dois comandos" in primeira_tela and "<!-- mapa:inicio -->" in primeira_tela
+    for pagina in ("docs/guia_do_instrutor.md", "docs/apresentar.md", "docs/turma.md", "docs/desempenho.md",
+                   "docs/contribuir.md"):
+        assert f"]({pagina})" in readme, pagina
+    for md in [raiz / "README.md", *sorted((raiz / "docs").glob("*.md"))]:
+        for alvo in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", md.read_text(encoding="utf-8")):
+            assert (md.parent / alvo).exists(), f"{md.name}: link quebrado para {alvo}"

@@ -9,7 +9,8 @@ Uso (da raiz do repositório)::
                                                    # grava as saídas e atualiza a navegação
 
 A navegação (anterior · índice · próximo) fica numa célula Markdown com a tag ``navegacao`` logo
-depois do título e outra no fim. O mapa fica numa célula com a tag ``mapa`` no notebook 00 e entre
+depois do título e outra no fim. Os blocos opcionais (tag ``aprofundamento``, sob um título
+"### Aprofundamento (opcional): …") ficam marcados para abrir recolhidos no JupyterLab. O mapa fica numa célula com a tag ``mapa`` no notebook 00 e entre
 os marcadores ``<!-- mapa:inicio -->`` e ``<!-- mapa:fim -->`` no README.
 """
 
@@ -44,18 +45,18 @@ class Etapa:
 
 #: a trilha, na ordem (a mesma do DESIGN.md)
 TRILHA: list[Etapa] = [
-    Etapa("00_comece_aqui.ipynb", "Comece aqui", "como usar a coleção: mapa, sliders, exercícios corrigidos e checagem do ambiente", "comece"),
-    Etapa("01_gargalo_recorrente.ipynb", "O gargalo recorrente", "um estado de n números não guarda uma sequência inteira: o alcance medido e o limite de capacidade; a atenção guarda todas as posições", "gargalo"),
-    Etapa("02_produto_escalar.ipynb", "Produto escalar", "q·k mede alinhamento (‖q‖ ‖k‖ cos θ); ordenar keys por uma query; sliders para q e k", "produto_escalar"),
-    Etapa("03_escala_raiz_d.ipynb", "A escala √d", "a variância de q·k cresce com d; para que d a escala importa, medido na softmax e no gradiente", "escala"),
-    Etapa("04_softmax.ipynb", "Softmax", "de escores a pesos que somam 1; temperatura; a versão estável (o padrão da coleção); o jacobiano", "softmax"),
-    Etapa("05_soma_ponderada.ipynb", "A soma ponderada dos values", "a saída como média ponderada dos values; os exemplos resolvidos à mão e em código", "soma_ponderada"),
-    Etapa("06_projecoes_qkv.ipynb", "Projeções Q, K, V", "W_q, W_k, W_v (a biblioteca e as três perguntas); a forma matricial softmax(QKᵀ/√d)V; significado contextual", "projecoes"),
-    Etapa("07_mascaras_e_atencao_cruzada.ipynb", "Máscaras e atenção cruzada", "máscaras causal e de preenchimento e os seus erros clássicos; autoatenção versus atenção cruzada", "mascaras"),
-    Etapa("08_multi_head.ipynb", "Várias cabeças", "cabeças como subespaços; concatenação e W_o; GQA/MQA, a geração com KV cache e a memória dele", "cabecas"),
-    Etapa("09_atencao_aprendida.ipynb", "Atenção aprendida", "W_q, W_k, W_v aprendidos: o gradiente da atenção à mão, um modelo pequeno treinado em numpy, cabeças que se especializam, vistas numa vista de cabeças", "aprendida"),
-    Etapa("10_custo_quadratico.ipynb", "O custo quadrático", "o custo n² medido; atenção local, linear e por blocos (softmax online); a atenção linear causal é uma RNN", "custo"),
-    Etapa("11_revisao.ipynb", "Revisão", "o mecanismo inteiro num painel, equívocos comuns, quiz clicável, resumo de uma página, próximos passos", "revisao"),
+    Etapa("00_comece_aqui.ipynb", "Comece aqui", "como usar a coleção", "comece"),
+    Etapa("01_gargalo_recorrente.ipynb", "O gargalo recorrente", "um estado de tamanho fixo esquece; a atenção lê todas as posições", "gargalo"),
+    Etapa("02_produto_escalar.ipynb", "Produto escalar", "q·k mede alinhamento", "produto_escalar"),
+    Etapa("03_escala_raiz_d.ipynb", "A escala √d", "por que dividir os escores por √d", "escala"),
+    Etapa("04_softmax.ipynb", "Softmax", "de escores a pesos que somam 1", "softmax"),
+    Etapa("05_soma_ponderada.ipynb", "A soma ponderada dos values", "a saída: uma média ponderada dos values", "soma_ponderada"),
+    Etapa("06_projecoes_qkv.ipynb", "Projeções Q, K, V", "Q, K e V projetados da mesma entrada", "projecoes"),
+    Etapa("07_mascaras_e_atencao_cruzada.ipynb", "Máscaras e atenção cruzada", "quem pode olhar para quem; atenção cruzada", "mascaras"),
+    Etapa("08_multi_head.ipynb", "Várias cabeças", "várias cabeças; GQA e o KV cache", "cabecas"),
+    Etapa("09_atencao_aprendida.ipynb", "Atenção aprendida", "W_q, W_k, W_v aprendidos por gradiente", "aprendida"),
+    Etapa("10_custo_quadratico.ipynb", "O custo quadrático", "o custo n² e as atenções eficientes", "custo"),
+    Etapa("11_revisao.ipynb", "Revisão", "o mecanismo inteiro, equívocos e quiz", "revisao"),
 ]
 
 
@@ -108,6 +109,78 @@ def mapa(prefixo: str = "") -> str:
     return "\n".join(linhas)
 
 
+# --- o núcleo e o aprofundamento --------------------------------------------------------------------
+
+#: a tag das células opcionais: um bloco começa num título "### Aprofundamento (opcional): …" e vai até o
+#: próximo título do mesmo nível ou acima; todas as células do bloco levam a tag
+APROFUNDAMENTO = "aprofundamento"
+TITULO_APROFUNDAMENTO = re.compile(r"^(#{2,4}) Aprofundamento \(opcional\): (\S.*)$")
+#: a marca do JupyterLab 4 para um título recolhido (o bloco abre fechado)
+RECOLHIDO = "jp-MarkdownHeadingCollapsed"
+#: palavras de prosa por minuto de aula: o orçamento do núcleo de cada notebook
+PALAVRAS_POR_MINUTO = 40
+
+
+def nivel_do_titulo(c: dict) -> int | None:
+    """O nível do título com que uma célula Markdown começa (``## x`` → 2), ou ``None``."""
+    if c.get("cell_type") != "markdown":
+        return None
+    m = re.match(r"^(#{1,6}) ", _fonte(c).lstrip())
+    return len(m.group(1)) if m else None
+
+
+def blocos_de_aprofundamento(cells: list[dict]) -> list[tuple[int, int, str]]:
+    """``(início, fim, título)`` de cada bloco opcional: do título "Aprofundamento (opcional): …" até antes
+    do próximo título de nível igual ou menor (``fim`` exclusivo)."""
+    blocos = []
+    for i, c in enumerate(cells):
+        m = TITULO_APROFUNDAMENTO.match(_fonte(c).lstrip().split("\n", 1)[0]) if c["cell_type"] == "markdown" else None
+        if not m:
+            continue
+        nivel, fim = len(m.group(1)), i + 1
+        while fim < len(cells) and not (nivel_do_titulo(cells[fim]) or 99) <= nivel:
+            fim += 1
+        blocos.append((i, fim, m.group(2).strip()))
+    return blocos
+
+
+def problemas_de_aprofundamento(cells: list[dict]) -> list[str]:
+    """O que foge da convenção dos blocos opcionais (vazio = tudo certo)."""
+    erros = []
+    dentro: set[int] = set()
+    for inicio, fim, titulo in blocos_de_aprofundamento(cells):
+        dentro |= set(range(inicio, fim))
+        for j in range(inicio, fim):
+            if not _tem_tag(cells[j], APROFUNDAMENTO):
+                erros.append(f"célula {j}: dentro do bloco opcional «{titulo}», mas sem a tag {APROFUNDAMENTO}")
+        if fim < len(cells) and _tem_tag(cells[fim], "navegacao"):
+            erros.append(f"bloco «{titulo}»: o notebook não pode terminar num bloco opcional")
+    for j, c in enumerate(cells):
+        if _tem_tag(c, APROFUNDAMENTO) and j not in dentro:
+            erros.append(f"célula {j}: tag {APROFUNDAMENTO} fora de um bloco que começa com "
+                         "«### Aprofundamento (opcional): título»")
+    return erros
+
+
+def nucleo(nb: dict) -> dict:
+    """Uma cópia do notebook sem as células opcionais (as de tag ``aprofundamento``)."""
+    copia = json.loads(json.dumps(nb))
+    copia["cells"] = [c for c in copia["cells"] if not _tem_tag(c, APROFUNDAMENTO)]
+    return copia
+
+
+def palavras(c: dict) -> int:
+    """As palavras de prosa de uma célula Markdown, sem os blocos ``<details>`` (dicas e soluções recolhidas)."""
+    if c.get("cell_type") != "markdown":
+        return 0
+    return len(re.findall(r"\w+", re.sub(r"<details>.*?</details>", " ", _fonte(c), flags=re.S)))
+
+
+def palavras_do_nucleo(nb: dict) -> int:
+    """As palavras de prosa do núcleo (células Markdown sem a tag ``aprofundamento``, fora de ``<details>``)."""
+    return sum(palavras(c) for c in nucleo(nb)["cells"])
+
+
 def _celula_md(fonte: str, tag: str, ident: str) -> dict:
     return {"cell_type": "markdown", "id": ident, "metadata": {"tags": [tag]}, "source": fonte.splitlines(keepends=True)}
 
@@ -127,6 +200,8 @@ def notebook_atualizado(caminho: Path) -> dict:
     topo = _celula_md(navegacao(caminho.name), "navegacao", "navegacao-topo")
     fim = _celula_md(navegacao(caminho.name, rodape=True), "navegacao", "navegacao-fim")
     nb["cells"] = cells[:1] + [topo] + cells[1:] + [fim]
+    for inicio, _fim, _titulo in blocos_de_aprofundamento(nb["cells"]):
+        nb["cells"][inicio].setdefault("metadata", {})[RECOLHIDO] = True  # o bloco abre recolhido no JupyterLab
     for c in nb["cells"]:
         if _tem_tag(c, "mapa"):
             c["source"] = ("## Mapa da trilha\n\n" + mapa()).splitlines(keepends=True)
@@ -161,6 +236,7 @@ def problemas() -> list[str]:
         erros.append(f"os notebooks não estão em sequência a partir de 00: {numeros}")
     for n in nomes:
         caminho = PASTA / n
+        erros += [f"{n}: {e}" for e in problemas_de_aprofundamento(json.loads(caminho.read_text(encoding="utf-8"))["cells"])]
         if json.loads(caminho.read_text(encoding="utf-8"))["cells"] != notebook_atualizado(caminho)["cells"]:
             erros.append(f"{n}: navegação ou mapa desatualizados (rode `python -m tools.notebooks`)")
     if README.exists() and README.read_text(encoding="utf-8") != readme_atualizado():
@@ -227,11 +303,10 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("arquivos", nargs="+", type=Path)
     args = parser.parse_args(argv)
     if args.comando == "executar":
-        atualizar_tudo()
+        # só os notebooks pedidos são regravados (quem edita outro notebook ao mesmo tempo não perde nada)
         for arq in args.arquivos:
             print(f"executando {arq} …", flush=True)
             executar(arq)
-        atualizar_tudo()
         return 0
     if args.checar:
         erros = problemas()

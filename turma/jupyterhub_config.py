@@ -2,7 +2,7 @@
 #
 # Um servidor pequeno (por exemplo, 2 núcleos e 24 GB) para uma turma: cada estudante entra com a
 # sua conta, ganha o seu próprio JupyterLab (em português) e recebe a sua cópia da coleção pelo link
-# do nbgitpuller (gerado por `python turma/link.py`). A seção "Como apresentar em aula" do README
+# do nbgitpuller (gerado por `python turma/link.py`). A página docs/turma.md
 # explica a instalação passo a passo e quantos estudantes cabem no servidor.
 #
 # Como iniciar (na pasta onde o hub guarda o seu estado: banco de dados e segredo dos cookies):
@@ -95,7 +95,7 @@ c.JupyterHub.spawner_class = "localprocess"
 c.Spawner.cmd = [str(PYTHON), str(TURMA / "limites.py"), str(PYTHON.with_name("jupyterhub-singleuser"))]
 # Cada processo do estudante (cada kernel) pode pedir até 2 GB; uma célula que passar disso recebe
 # um MemoryError, e o kernel continua vivo. O maior notebook da coleção usa bem menos que isso; veja
-# a tabela "Quantos estudantes cabem" no README.
+# a tabela "Quantos estudantes cabem" em docs/turma.md.
 c.Spawner.mem_limit = "2G"
 # Abre o JupyterLab (o link do nbgitpuller leva direto ao notebook 00).
 c.Spawner.default_url = "/lab"

@@ -1,4 +1,4 @@
-"""Lição "Comece aqui" (notebook ``comece_aqui``): a checagem do ambiente, o painel do primeiro contato (só a query se mexe), a primeira previsão (q·k com q perpendicular a k) e o primeiro exercício, o produto escalar.
+"""Lição "Comece aqui" (notebook ``comece_aqui``): a checagem do ambiente, o painel do primeiro contato (só a query se mexe), a primeira caixa de previsão (q·k com q a 165°) e o primeiro exercício, o produto escalar.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -23,13 +23,13 @@ from ..corretor import (
     NumeroAproximado,
     Previsao,
     conferir,
-    conferir_previsao,
     corretor_de,
 )
 from ..formato import vetor
+from ..previsao import CaixaDePrevisao, caixa
 from .produto_escalar import painel_produto_escalar
 
-__all__ = ["verificar_ambiente", "painel_produto_escalar", "check_previsao_perpendicular", "check_produto_escalar"]
+__all__ = ["verificar_ambiente", "painel_produto_escalar", "prever_perpendicular", "check_produto_escalar"]
 
 # ---------------------------------------------------------------------------------------------
 # Checagem do ambiente: as versões encontradas e o que fazer quando algo falta ou é antigo
@@ -166,11 +166,11 @@ def check_produto_escalar(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 PREVISAO_PERPENDICULAR = Previsao(
-    nome="q·k com q perpendicular a k",
+    nome="q·k com q a 165°",
     certo=0.0,
     formato=NumeroAproximado(casas=2),
     revelar="Com q a 165° e k a 75°, há 90° entre as setas: elas são perpendiculares, cos 90° = 0, e q·k = |q| |k| · 0 = 0, "
-            "sejam quais forem os comprimentos. A célula seguinte move o painel e lê o mesmo número.",
+            "sejam quais forem os comprimentos. Gire q até 165° no painel e confira.",
     erros=[
         Erro("girar não muda q·k", "2,121 é o valor do estado inicial, com 45° entre as setas. Girar q muda o ângulo "
                                    "entre elas, e q·k acompanha o cosseno desse ângulo.", resposta=lambda: 2.121),
@@ -179,11 +179,14 @@ PREVISAO_PERPENDICULAR = Previsao(
         Erro("perpendicular confundido com oposto", "−3 seria o q·k com as setas em sentidos opostos (180°, cos = −1). "
                                                     "Perpendicular é 90°, e cos 90° = 0.", resposta=lambda: -3.0),
     ],
+    exemplo="1,5",
+    # o valor que a revelação imprime, e a frase que diria o ângulo entre as setas
+    pistas=("q·k = 0.000", "q·k = -0.000", "0,000", "ficam perpendiculares a 165°", "90° entre as setas"),
 )
 
 
 @corretor_de(PREVISAO_PERPENDICULAR)
-def check_previsao_perpendicular(previsao: Any) -> bool:
-    """Confere a previsão de ``q·k`` com ``q`` a 165° e ``k`` a 75° (perpendiculares): ``0``. Sem previsão
-    (``None``), não revela a resposta."""
-    return conferir_previsao(PREVISAO_PERPENDICULAR, previsao)
+def prever_perpendicular() -> CaixaDePrevisao:
+    """A caixa da previsão de ``q·k`` com ``q`` a 165° e ``k`` a 75°, comprimentos 2 e 1,5 (a resposta: ``0``, as
+    setas ficam perpendiculares)."""
+    return caixa(PREVISAO_PERPENDICULAR)

@@ -24,6 +24,7 @@ from _pagina import (
     textos_de_erro,
     trilhos_curtos,
 )
+from _previsoes import e_previsao, pistas_na_pagina, prever_e_ver_a_resposta, previsoes
 
 pytestmark = pytest.mark.browser
 
@@ -45,12 +46,29 @@ _JS_TERMINOU = """
 
 
 def _paineis_esperados(caminho) -> list[int]:
-    """Índices das células cujas saídas guardadas mostram um widget (um painel)."""
+    """Índices das células cujas saídas guardadas mostram um widget que é um painel (não uma caixa de previsão)."""
     celulas = json.loads(caminho.read_text(encoding="utf-8"))["cells"]
     return [
         i for i, c in enumerate(celulas)
         if c["cell_type"] == "code" and any(WIDGET in o.get("data", {}) for o in c.get("outputs", []))
+        and not e_previsao("".join(c["source"]))
     ]
+
+
+def _blocos_abertos(notebook) -> list[str]:
+    """Títulos de blocos "Aprofundamento (opcional)" cuja primeira célula está à vista (deviam abrir recolhidos)."""
+    return notebook.evaluate(
+        """(nb) => {
+          const cells = Array.from(nb.querySelectorAll('.jp-Cell'));
+          const abertos = [];
+          cells.forEach((c, i) => {
+            const h = c.querySelector('.jp-MarkdownOutput :is(h2, h3, h4)');
+            if (h && h.textContent.includes('Aprofundamento (opcional)') && i + 1 < cells.length
+                && cells[i + 1].offsetParent !== null) abertos.push(h.textContent.trim());
+          });
+          return abertos;
+        }"""
+    )
 
 
 def _menu(pagina, rotulo: str, comando: str) -> None:
@@ -58,7 +76,9 @@ def _menu(pagina, rotulo: str, comando: str) -> None:
     pagina.click(f".lm-Menu-item[data-command='{comando}']")
 
 
-def abrir_e_rodar(pagina, servidor, caminho) -> None:
+def abrir_e_rodar(pagina, servidor, caminho, ao_abrir=None) -> None:
+    """Abre o notebook gravado, chama ``ao_abrir(notebook)`` (se houver) antes de mexer em nada, limpa as saídas
+    e roda tudo pelo menu."""
     espaco = f"teste-{caminho.stem}-{time.monotonic_ns()}"
     pagina.goto(f"{servidor.url}/lab/workspaces/{espaco}/tree/notebooks/{caminho.name}?reset")
     pagina.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=90_000)
@@ -70,6 +90,8 @@ def abrir_e_rodar(pagina, servidor, caminho) -> None:
     aba = pagina.query_selector(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")
     if aba is not None:
         aba.click()
+    if ao_abrir is not None:
+        ao_abrir(pagina.query_selector(".jp-NotebookPanel .jp-Notebook"))
     # saídas guardadas fora: o que se confere a seguir é só o que este Run All produziu
     _menu(pagina, "Edit", "editmenu:clear-all")
     pagina.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-OutputArea-output').length === 0")
@@ -80,8 +102,19 @@ def abrir_e_rodar(pagina, servidor, caminho) -> None:
 @pytest.mark.parametrize("caminho", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_roda_no_jupyterlab_e_paineis_reagem(pagina, servidor_lab, capturas, caminho):
     inicio = time.monotonic()
+    previstas = previsoes(caminho)
+    abertos: list[str] = []
+
+    def como_esta_gravado(notebook) -> None:
+        # aberto como está gravado: nenhuma resposta de previsão na página, e os aprofundamentos recolhidos
+        pagina.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-MarkdownOutput').length > 0")
+        entregues = pistas_na_pagina(notebook, previstas)
+        assert not entregues, f"{caminho.name} aberto no JupyterLab entrega respostas antes da previsão: {entregues}"
+        abertos.extend(_blocos_abertos(notebook))
+
     try:
-        abrir_e_rodar(pagina, servidor_lab, caminho)
+        abrir_e_rodar(pagina, servidor_lab, caminho, ao_abrir=como_esta_gravado)
+        assert not abertos, f"{caminho.name}: blocos opcionais que não abriram recolhidos: {abertos}"
         notebook = pagina.query_selector(".jp-NotebookPanel .jp-Notebook")
         celulas = notebook.query_selector_all(".jp-Cell")
         erros = textos_de_erro(notebook)
@@ -123,6 +156,9 @@ def test_notebook_roda_no_jupyterlab_e_paineis_reagem(pagina, servidor_lab, capt
         assert not problemas, "painéis que não reagiram ao teclado:\n" + "\n".join(problemas)
         erros = textos_de_erro(notebook)
         assert not erros, f"{caminho.name}: erro depois de mover os sliders:\n" + "\n---\n".join(erros)
+        # as previsões: depois de Run All, nada entregue; cada caixa conferida revela a sua resposta
+        problemas = prever_e_ver_a_resposta(pagina, notebook, previstas, caminho.name)
+        assert not problemas, "previsões no JupyterLab:\n" + "\n".join(problemas)
     finally:
         servidor_lab.encerrar_kernels()
         print(f"{caminho.name}: {time.monotonic() - inicio:.1f} s no navegador")

@@ -13,6 +13,7 @@ import time
 
 import pytest
 from _pagina import CONTROLES, NOTEBOOKS, esperar_imagens, exercitar_controles, nome_captura, textos_de_erro
+from _previsoes import e_previsao, pistas_na_pagina, prever_e_ver_a_resposta, previsoes
 from _servidores import voila
 
 pytestmark = pytest.mark.browser
@@ -31,7 +32,9 @@ def test_voila_mostra_prosa_e_paineis_sem_codigo(navegador, pagina, capturas, tm
     esperados = sum(
         1 for c in celulas
         if c["cell_type"] == "code" and any(WIDGET in o.get("data", {}) for o in c.get("outputs", []))
+        and not e_previsao("".join(c["source"]))
     )
+    previstas = previsoes(caminho)
     fontes_de_painel = [
         "".join(c["source"]).splitlines()[0] for c in celulas
         if c["cell_type"] == "code" and "painel_" in "".join(c["source"])
@@ -74,6 +77,11 @@ def test_voila_mostra_prosa_e_paineis_sem_codigo(navegador, pagina, capturas, tm
         for n, painel in enumerate(paineis, 1):
             problemas += exercitar_controles(pagina, painel, f"Voilà · {caminho.name} · painel {n}", so_o_primeiro=True)
         assert not problemas, "painéis que não reagiram ao teclado no Voilà:\n" + "\n".join(problemas)
+        # o Voilà roda o notebook inteiro: mesmo assim, nenhuma resposta antes da previsão; depois, ela aparece
+        entregues = pistas_na_pagina(corpo, previstas)
+        assert not entregues, f"{caminho.name} no Voilà entrega respostas antes da previsão: {entregues}"
+        problemas = prever_e_ver_a_resposta(pagina, corpo, previstas, f"Voilà · {caminho.name}")
+        assert not problemas, "previsões no Voilà:\n" + "\n".join(problemas)
     print(f"Voilà {caminho.name}: {time.monotonic() - inicio:.1f} s")
 
 

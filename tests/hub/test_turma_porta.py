@@ -2,7 +2,7 @@
 
 Para cada caso, o teste confere o que o JupyterHub, o nbgitpuller e o JupyterLab fazem de bom (uma
 mensagem na tela; o trabalho já salvo continua no disco) e registra, nas asserções e nos comentários,
-o que eles **não** fazem — a seção de aula do README conta isso ao instrutor.
+o que eles **não** fazem — a página docs/turma.md conta isso ao instrutor.
 
 - links ruins: repositório que não existe, um texto que não é endereço, link sem repositório, ramo
   que não existe, e o link de **outro** repositório (na cópia que já existe e numa pasta nova);

@@ -106,7 +106,7 @@ def test_produto_escalar_accepts_right_answers_written_differently(fn):
     assert corrigir(comece.PRODUTO_ESCALAR, fn).ok
 
 
-# --- a previsão: q·k com q perpendicular a k ----------------------------------------------------------
+# --- a previsão: q·k com q a 165° -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("previsao", "erro"), [(2.121, "girar não muda q·k"), ("2,12", "girar não muda q·k"),
@@ -115,7 +115,16 @@ def test_produto_escalar_accepts_right_answers_written_differently(fn):
 def test_previsao_perpendicular_names_the_misconception(previsao, erro):
     v = corrigir_previsao(comece.PREVISAO_PERPENDICULAR, previsao)
     assert not v.ok and v.erro == erro, v.mensagem
-    assert ("A resposta: 0" in v.mensagem) == (previsao is not None), v.mensagem  # sem previsão, não revela
+    # sem previsão ou com uma ilegível, não revela: um erro de digitação não custa a previsão
+    assert ("A resposta: 0" in v.mensagem) == (erro not in ("pendente", "tipo")), v.mensagem
+
+
+def test_prediction_box_reads_brazilian_numbers_and_reveals_once():
+    caixa = comece.prever_perpendicular()
+    assert caixa.conferir("zero") is False and not caixa.conferida
+    assert caixa.conferir("0,00") is True and caixa.conferida
+    assert "A resposta: 0" in caixa.mensagem.value
+    assert comece.prever_perpendicular().conferir(comece.PREVISAO_PERPENDICULAR.exemplo) is False
 
 
 @pytest.mark.parametrize("previsao", [0, 0.0, "0", "0,00", -0.001, np.float64(0.004)])
