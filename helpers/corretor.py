@@ -40,6 +40,7 @@ from .respostas import (  # noqa: F401 - os formatos, reexportados: uma lição 
     Numero,
     NumeroAproximado,
     NumeroDe,
+    NumeroDeCabeca,
     RespostaInvalida,
     SaidaOuPar,
     Sequencia,
@@ -301,7 +302,7 @@ def _diagnosticar(ex: Exercicio, falhas: list[_Falha], nome: str) -> Veredito:
         if erro_de_forma(exc):
             dica = ex.explica_forma(**primeira.caso.entradas) if ex.explica_forma else (
                 "Confira as formas de cada array e a ordem dos fatores em cada @.")
-            return Veredito(False, texto + "Isso é um erro de forma: " + dica, "forma")
+            return Veredito(False, texto + "Isso é um erro de forma. " + dica, "forma")
         return Veredito(False, texto + "Leia a mensagem acima, corrija a função e rode as duas células de novo.",
                         "excecao")
     # 4. a resposta não tem o formato pedido

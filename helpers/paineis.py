@@ -88,6 +88,10 @@ class Painel(W.VBox):
     titulo : uma linha em negrito acima do painel.
     """
 
+    def __repr__(self) -> str:
+        # o texto que uma página sem kernel (GitHub, PDF, o arquivo aberto antes de rodar) mostra no lugar do painel
+        return "[painel interativo: rode a célula para mexer nele; sem rodar, veja a figura estática logo abaixo]"
+
     def __init__(
         self,
         fig: Figure,

@@ -124,6 +124,10 @@ class CaixaDePrevisao:
             self.mensagem.value = _em_html(f"{PENDENTE} Escreva a sua previsão na caixa antes de conferir.")
             return False
         veredito = self._corrigir(valor)
+        if veredito.erro == "tipo" and isinstance(previsao, str) and not isinstance(valor, str):
+            # "2" pode ser um nome ("k2" sem o k) para uma previsão que espera texto: vale o que foi digitado
+            como_texto = self._corrigir(previsao.strip())
+            veredito = como_texto if como_texto.erro != "tipo" else veredito
         self.mensagem.value = _em_html(veredito.mensagem)
         if veredito.erro in _NAO_CONTA:
             return False

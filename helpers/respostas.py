@@ -19,7 +19,7 @@ import numpy as np
 from .formato import milhares, vetor
 
 __all__ = ["tolerancia_de", "casas_escritas", "bate_na_precisao", "RespostaInvalida", "Formato", "Array", "Numero", "NumeroDe", "Bytes", "Mascara", "Sequencia", "SaidaOuPar",
-           "Texto", "NumeroAproximado"]
+           "Texto", "NumeroAproximado", "NumeroDeCabeca"]
 
 
 def tolerancia_de(casas: int) -> float:
@@ -263,3 +263,17 @@ class NumeroAproximado(Numero):
     def mostrar(self, x: float) -> str:
         """Com uma casa a mais que a precisão pedida e vírgula decimal (``0.4555`` com 2 casas → ``"0,456"``)."""
         return (f"{x:.{self.casas + 1}f}".rstrip("0").rstrip(".") or "0").replace(".", ",")
+
+
+@dataclass(frozen=True)
+class NumeroDeCabeca(NumeroAproximado):
+    """Uma previsão feita de cabeça, que é intuição e não conta: certa se cair a até ``folga`` da resposta
+    (ninguém calcula e^1,414 de cabeça); mostrada como :class:`NumeroAproximado` (``casas`` + 1 casas, vírgula
+    decimal), para o veredito trazer o valor exato. Os erros típicos de uma previsão com este formato devem
+    trazer o seu próprio formato, estreito (um :class:`NumeroAproximado` sem folga), senão a folga os alargaria também.
+    """
+
+    folga: float = 0.0
+
+    def igual(self, a: float, b: float) -> bool:
+        return abs(a - b) <= max(self.folga, tolerancia_de(self.casas))

@@ -55,6 +55,12 @@ def test_button_click_grades_the_text_box():
     assert c.conferida and c.veredito.ok
 
 
+def test_a_number_typed_for_a_text_answer_is_read_as_text():
+    from helpers.respostas import Texto
+    c = caixa(Previsao(nome="nome", certo="2", revelar="R.", formato=Texto(), exemplo="1"))
+    assert c.conferir("2") is True and c.conferida
+
+
 def test_static_text_of_the_box_says_what_to_do():
     assert caixa(PREV)._repr_mimebundle_()["text/plain"] == TEXTO_CAIXA
 

@@ -117,6 +117,8 @@ APROFUNDAMENTO = "aprofundamento"
 TITULO_APROFUNDAMENTO = re.compile(r"^(#{2,4}) Aprofundamento \(opcional\): (\S.*)$")
 #: a marca do JupyterLab 4 para um título recolhido (o bloco abre fechado)
 RECOLHIDO = "jp-MarkdownHeadingCollapsed"
+#: o máximo de palavras na célula do título de um bloco opcional (o título e uma linha dizendo o que ele traz)
+PALAVRAS_NO_TITULO = 60
 #: palavras de prosa por minuto de aula: o orçamento do núcleo de cada notebook
 PALAVRAS_POR_MINUTO = 40
 
@@ -153,6 +155,10 @@ def problemas_de_aprofundamento(cells: list[dict]) -> list[str]:
         for j in range(inicio, fim):
             if not _tem_tag(cells[j], APROFUNDAMENTO):
                 erros.append(f"célula {j}: dentro do bloco opcional «{titulo}», mas sem a tag {APROFUNDAMENTO}")
+        # o título recolhe só as células de baixo: o texto do bloco não pode morar na célula do título
+        if fim - inicio < 2 or palavras(cells[inicio]) > PALAVRAS_NO_TITULO:
+            erros.append(f"bloco «{titulo}»: a célula do título deve ter só o título (e no máximo uma linha: até "
+                         f"{PALAVRAS_NO_TITULO} palavras); o conteúdo vai nas células seguintes, que abrem recolhidas")
         if fim < len(cells) and _tem_tag(cells[fim], "navegacao"):
             erros.append(f"bloco «{titulo}»: o notebook não pode terminar num bloco opcional")
     for j, c in enumerate(cells):

@@ -29,7 +29,7 @@ from ..formato import vetor
 from ..previsao import CaixaDePrevisao, caixa
 from .produto_escalar import painel_produto_escalar
 
-__all__ = ["verificar_ambiente", "painel_produto_escalar", "prever_perpendicular", "check_produto_escalar"]
+__all__ = ["verificar_ambiente", "painel_produto_escalar", "prever_q_165", "check_produto_escalar"]
 
 # ---------------------------------------------------------------------------------------------
 # Checagem do ambiente: as versões encontradas e o que fazer quando algo falta ou é antigo
@@ -43,6 +43,7 @@ class Requisito:
     pacote: str  # nome de distribuição (pip)
     minima: tuple[int, ...]
     para_que: str
+    opcional: bool = False  #: só para quem contribui: a falta dele não impede ninguém de estudar
 
 
 REQUISITOS = [
@@ -51,7 +52,7 @@ REQUISITOS = [
     Requisito("ipywidgets", (8, 1), "os sliders"),
     Requisito("ipykernel", (6, 29), "o kernel do Jupyter"),
     Requisito("jupyterlab", (4, 2), "a interface (JupyterLab 4)"),
-    Requisito("nbval", (0, 11), "a validação automática dos notebooks (só para quem contribui)"),
+    Requisito("nbval", (0, 11), "a validação automática dos notebooks (só para quem contribui)", opcional=True),
 ]
 
 
@@ -99,11 +100,13 @@ def verificar_ambiente(
     for req in REQUISITOS:
         minima = ".".join(map(str, req.minima))
         versao = encontradas.get(req.pacote)
-        if versao is None:
+        if versao is None and req.opcional:
+            linhas.append(f"⚪ {req.pacote} não encontrado: é {req.para_que}; para estudar, não faz falta")
+        elif versao is None:
             tudo_ok = False
             linhas.append(f"❌ {req.pacote} não encontrado ({req.para_que}). Rode no terminal: {INSTALAR}")
         elif _versao(versao) < req.minima:
-            tudo_ok = False
+            tudo_ok = tudo_ok and req.opcional
             linhas.append(f"⚠️ {req.pacote} {versao} é antigo demais (precisa de {minima} ou mais novo, "
                           f"para {req.para_que}). Atualize com: {INSTALAR} --upgrade")
         else:
@@ -186,7 +189,7 @@ PREVISAO_PERPENDICULAR = Previsao(
 
 
 @corretor_de(PREVISAO_PERPENDICULAR)
-def prever_perpendicular() -> CaixaDePrevisao:
+def prever_q_165() -> CaixaDePrevisao:
     """A caixa da previsão de ``q·k`` com ``q`` a 165° e ``k`` a 75°, comprimentos 2 e 1,5 (a resposta: ``0``, as
     setas ficam perpendiculares)."""
     return caixa(PREVISAO_PERPENDICULAR)

@@ -1,4 +1,4 @@
-"""Lição "O gargalo recorrente" (notebook ``gargalo_recorrente``): o alcance medido de uma RNN aleatória (painel), a capacidade de um estado de n números (figura), a figura da história (codificador–decodificador e atenção) e os corretores do passo da RNN, da leitura de uma sequência e da previsão da capacidade.
+"""Lição "O gargalo recorrente" (notebook ``gargalo_recorrente``): o alcance medido de uma RNN aleatória (painel), a capacidade de um estado de n números (figura), a figura da história (codificador–decodificador e atenção), a caixa da previsão da capacidade e os corretores do passo da RNN e da leitura de uma sequência.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -23,12 +23,12 @@ from ..corretor import (
     NumeroAproximado,
     Previsao,
     conferir,
-    conferir_previsao,
     corretor_de,
 )
 from ..formato import vetor
 from ..paineis import Painel, tabela
 from ..plots import CORES
+from ..previsao import CaixaDePrevisao, caixa
 
 # ---------------------------------------------------------------------------------------------
 # Figuras
@@ -105,7 +105,7 @@ def desenhar_capacidade(ax: Axes, curvas: dict[str, recurrent.Reconstruction], a
     T, n, d = primeira.lengths, primeira.n, primeira.d
     ax.plot(T, np.asarray(atencao, dtype=float), color=CORES_GARGALO["atencao"], lw=3,
             label="atenção (guarda os T tokens)")
-    ax.plot(T, primeira.ceiling, color="black", ls="--", lw=1.8, label=f"teto: n / (T·d) = {n} / ({d}·T)")
+    ax.plot(T, primeira.ceiling, color="black", ls="--", lw=1.8, label="teto: min(1, n / (T·d))")
     for (nome, curva), estilo in zip(curvas.items(), _ESTILOS_CAPACIDADE):
         ax.plot(T, curva.fraction, label=nome, **estilo)
     ax.axvline(n / d, color=CORES["neutro"], lw=1, alpha=0.6)
@@ -453,10 +453,12 @@ PREVISAO_CAPACIDADE = Previsao(
     nome="quantos tokens cabem no estado",
     certo=16,
     formato=NumeroAproximado(casas=0),
-    revelar="Um estado de n = 32 números, lido por uma leitura linear, reconstrói no máximo 32 números da sequência; "
-            "cada token ocupa d = 2, então cabem 32 / 2 = 16 tokens inteiros. Com T = 16, T·d = 32 = n. A figura "
-            "a seguir mede isso: a melhor rede possível reconstrói tudo até T = 16 e, depois, só 16 tokens — nenhuma "
-            "rede com leitura linear passa do teto.",
+    revelar="A pergunta era sobre a melhor rede possível, não sobre as redes sorteadas. Há um teto para "
+            "qualquer rede, com porta ou sem, treinada ou não: uma leitura linear de um estado de n = 32 números "
+            "reconstrói no máximo 32 números da sequência, por mais que a rede misture os tokens (o porquê está no "
+            "aprofundamento da seção 4). Cada token ocupa d = 2 números, então cabem 32 / 2 = 16 tokens inteiros "
+            "(com T = 16, T·d = 32 = n). A memória ideal chega lá: lê a sequência inteira até T = 16 e, depois, "
+            "continua guardando 16 tokens (32 números).",
     erros=[
         Erro("um token por número", "Você contou um token por número do estado, mas cada token ocupa d = 2 números: "
                                     "um estado de 32 números guarda 32 números da sequência, ou seja, 32 / 2 tokens.",
@@ -470,11 +472,16 @@ PREVISAO_CAPACIDADE = Previsao(
         Erro("um a mais", "Com T = 17 a sequência tem 17 · 2 = 34 números, mais que os 32 do estado: já não cabe.",
              resposta=lambda: 17),
     ],
+    exemplo="10",
+    # "16" sozinho aparece na página por outros motivos (n = 16 no painel): as pistas são as frases que diriam
+    # o comprimento que cabe, ou a conta que leva a ele
+    pistas=("16 tokens", "T = 16", "T=16", "T ≤ 16", "até 16", "cabem 16", "32 / 2", "32/2", "n / d = 16",
+            "(T = 16)"),
 )
 
 
 @corretor_de(PREVISAO_CAPACIDADE)
-def check_previsao_capacidade(previsao: Any) -> bool:
-    """Confere a previsão do maior ``T`` que um estado de ``n = 32`` números guarda inteiro (tokens de
-    ``d = 2`` números, leitura linear): ``n / d = 16``. Sem previsão (``None``), não revela a resposta."""
-    return conferir_previsao(PREVISAO_CAPACIDADE, previsao)
+def prever_capacidade() -> CaixaDePrevisao:
+    """A caixa da previsão do maior ``T`` cuja sequência inteira cabe num estado de ``n = 32`` números lido por uma
+    leitura linear, com tokens de ``d = 2`` números (a resposta: ``n / d = 16``)."""
+    return caixa(PREVISAO_CAPACIDADE)

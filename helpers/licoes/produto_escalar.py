@@ -1,4 +1,4 @@
-"""Lição "Produto escalar" (notebook ``produto_escalar``): setas q e k, o ranking de keys (figuras e painéis), a previsão de qual key vence e os corretores dos escores de uma query e dos escores por cosseno com temperatura.
+"""Lição "Produto escalar" (notebook ``produto_escalar``): setas q e k, o ranking de keys (figuras e painéis), a caixa da previsão de qual key vence e os corretores dos escores de uma query e dos escores por cosseno com temperatura.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -7,7 +7,9 @@ mostra e corrige.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as W
@@ -18,10 +20,11 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from .. import plots
-from ..corretor import Caso, Erro, Exercicio, Previsao, Texto, conferir, conferir_previsao, corretor_de
+from ..corretor import Caso, Erro, Exercicio, Formato, Previsao, RespostaInvalida, conferir, corretor_de
 from ..formato import subscrito
 from ..paineis import Painel, slider, tabela
 from ..plots import CORES
+from ..previsao import CaixaDePrevisao, caixa
 
 # ---------------------------------------------------------------------------------------------
 # Figuras
@@ -209,6 +212,19 @@ def _polar(angulo_graus: float, comprimento: float) -> np.ndarray:
     a = math.radians(angulo_graus)
     return np.array([comprimento * math.cos(a), comprimento * math.sin(a)])
 
+
+def _duas_casas(x: float) -> str:
+    """``x`` com duas casas, sem o ``-0.00`` que sobra de cossenos como ``cos 90°`` ≈ 6e-17."""
+    texto = f"{x:.2f}"
+    return "0.00" if texto == "-0.00" else texto
+
+
+def _fator(x: float) -> str:
+    """``x`` com duas casas, entre parênteses quando negativo: ``1.73·(-1.30)``, e não ``1.73·-1.30``."""
+    texto = _duas_casas(x)
+    return f"({texto})" if texto.startswith("-") else texto
+
+
 def painel_produto_escalar(
     angulo_q: float = 30.0,
     comprimento_q: float = 2.0,
@@ -242,12 +258,14 @@ def painel_produto_escalar(
         cos = produto / (nq * nk) if nq > 0 and nk > 0 else float("nan")
         theta = math.degrees(math.acos(max(-1.0, min(1.0, cos)))) if nq > 0 and nk > 0 else float("nan")
         figura.atualizar(q, k)
-        cos_txt = f"{cos:.3f}" if nq > 0 and nk > 0 else "indefinido (vetor nulo)"
+        cos_txt = f"{cos:.3f}".replace("-0.000", "0.000") if nq > 0 and nk > 0 else "indefinido (vetor nulo)"
+        cos_fator = f"({cos_txt})" if cos_txt.startswith("-") else cos_txt
+        produto_txt = f"{produto:.3f}".replace("-0.000", "0.000")
         html = tabela([
-            ("q", f"({q[0]:.2f}, {q[1]:.2f})"),
-            ("k", f"({k[0]:.2f}, {k[1]:.2f})"),
-            ("q·k = q₁k₁ + q₂k₂", f"{q[0]:.2f}·{k[0]:.2f} + {q[1]:.2f}·{k[1]:.2f} = {produto:.3f}"),
-            ("|q| |k| cos θ", f"{nq:.2f} · {nk:.2f} · {cos_txt} = {produto:.3f}"),
+            ("q", f"({_duas_casas(q[0])}, {_duas_casas(q[1])})"),
+            ("k", f"({_duas_casas(k[0])}, {_duas_casas(k[1])})"),
+            ("q·k = q₁k₁ + q₂k₂", f"{_fator(q[0])}·{_fator(k[0])} + {_fator(q[1])}·{_fator(k[1])} = {produto_txt}"),
+            ("|q| |k| cos θ", f"{nq:.2f} · {nk:.2f} · {cos_fator} = {produto_txt}"),
             ("cos θ", cos_txt),
         ])
         return {"q": q, "k": k, "produto": produto, "cos": cos, "theta_graus": theta, "html": html}
@@ -478,6 +496,36 @@ def check_escores_cosseno(fn: Callable[[np.ndarray, np.ndarray, float], Any]) ->
 # ---------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class NomeDeKey(Formato):
+    """O nome de uma das ``n`` keys, escrito como o estudante quiser: ``"k2"``, ``"K₂"``, ``"k 2"``, ``"'k2'"`` ou
+    só ``2`` (o número que a caixa lê). Um nome que não é de key (``"q"``, ``"k7"`` com cinco keys) não conta como
+    previsão: a caixa pede outra, sem revelar a resposta."""
+
+    n: int = 5
+
+    def normalizar(self, y: Any) -> str:
+        if isinstance(y, (int, np.integer)) and not isinstance(y, bool):
+            numero = int(y)
+        elif isinstance(y, str):
+            texto = y.strip().strip("'\"").lower().replace(" ", "")
+            m = re.fullmatch(r"k?(\d+)", texto.translate(str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")))
+            if m is None:
+                raise RespostaInvalida(f"a resposta é o nome de uma key, de k1 a k{self.n} (por exemplo k3); veio {y!r}")
+            numero = int(m.group(1))
+        else:
+            raise RespostaInvalida(f"a resposta é o nome de uma key, de k1 a k{self.n}; veio {type(y).__name__}")
+        if not 1 <= numero <= self.n:
+            raise RespostaInvalida(f"só há {self.n} keys, de k1 a k{self.n}; veio {y!r}")
+        return f"k{numero}"
+
+    def igual(self, a: str, b: str) -> bool:
+        return a == b
+
+    def mostrar(self, x: str) -> str:
+        return f"k{subscrito(int(x[1:]))}"
+
+
 def _vencedora_padrao() -> str:
     q = _polar(30.0, 1.5)
     return nomes_keys(len(KEYS_RANKING))[int(np.argmax(KEYS_RANKING @ q))]
@@ -486,25 +534,29 @@ def _vencedora_padrao() -> str:
 PREVISAO_VENCEDORA = Previsao(
     nome="qual key vence",
     certo=_vencedora_padrao,
-    formato=Texto(),
-    revelar="k₂ vence com escore 2,84: ela é menos alinhada com q do que k₁ (cosseno 0,75 contra 0,91), mas é bem mais "
-            "longa (|k₂| ≈ 2,53 contra |k₁| ≈ 1,10), e o produto escalar multiplica pelo comprimento. k₁ fica em "
-            "segundo, com 1,50.",
+    formato=NomeDeKey(len(KEYS_RANKING)),
+    revelar="Os escores são 1,504 para k₁, 2,839 para k₂, −1,328 para k₃, −0,161 para k₄ e −1,679 para k₅: k₂ vence. "
+            "Ela é menos alinhada com q do que k₁ (cosseno 0,75 contra 0,91), mas é bem mais longa (|k₂| ≈ 2,53 contra "
+            "|k₁| ≈ 1,10), e o produto escalar multiplica pelo comprimento: |q| |k| cos θ. Pelo cosseno, k₁ venceria.",
     erros=[
         Erro("a mais alinhada", "k₁ é a mais alinhada com q (o menor ângulo), e venceria pelo cosseno. Mas o produto "
                                 "escalar é |q| |k| cos θ: o comprimento da key também entra.", resposta=lambda: "k1"),
-        Erro("a quase perpendicular", "k₄ está quase em cima da reta tracejada, quase perpendicular a q: o escore "
-                                      "dela fica perto de 0.", resposta=lambda: "k4"),
-        Erro("uma do outro lado da reta", "k₃ está do outro lado da reta tracejada, e o escore dela é negativo: q·k < 0 "
-                                 "quando o ângulo passa de 90°.", resposta=lambda: "k3"),
+        Erro("a quase perpendicular", "k₄ está quase perpendicular a q (a diferença de direção é de quase 90°): o "
+                                      "escore dela fica perto de 0.", resposta=lambda: "k4"),
+        Erro("uma do outro lado da reta", "k₃ faz mais de 90° com q, e o escore dela é negativo: q·k < 0 quando o "
+                                          "ângulo passa de 90°.", resposta=lambda: "k3"),
         Erro("a mais oposta", "k₅ aponta quase para o lado contrário de q: tem o escore mais negativo de "
-                                      "todos.", resposta=lambda: "k5"),
+                              "todos.", resposta=lambda: "k5"),
     ],
+    exemplo="k3",
+    # o nome da vencedora como a página o escreveria (em prosa, em LaTeX, num título) e o escore dela
+    pistas=("k₂ vence", "vence k₂", "vence $k_2$", "$k_2$ vence", "k2 vence", "vence k2", "vence a k₂",
+            "k₂ ganha", "ganha k₂", "1º lugar: k₂", "['k₂', 'k₁'", "2,839", "2.839", "2,84", "2.84"),
 )
 
 
 @corretor_de(PREVISAO_VENCEDORA)
-def check_previsao_vencedora(previsao: Any) -> bool:
-    """Confere a previsão de qual key de :data:`KEYS_RANKING` vence para ``q`` a 30° com comprimento 1.5 (``"k2"``;
-    aceita ``"k₂"``, ``"K2"``). Sem previsão (``None``), não revela a resposta."""
-    return conferir_previsao(PREVISAO_VENCEDORA, previsao)
+def prever_vencedora() -> CaixaDePrevisao:
+    """A caixa da previsão de qual key de :data:`KEYS_RANKING` vence para ``q`` a 30° com comprimento 1.5 (a
+    resposta: ``k₂``, a mais longa, não a mais alinhada; aceita ``k2``, ``K₂``, ``2``)."""
+    return caixa(PREVISAO_VENCEDORA)

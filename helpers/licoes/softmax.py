@@ -1,4 +1,4 @@
-"""Lição "Softmax" (notebook ``softmax``): o painel da softmax (pesos, temperatura, jacobiano), o padrão de estabilidade (também o da linha toda mascarada) e os corretores da softmax, do jacobiano e da previsão do notebook.
+"""Lição "Softmax" (notebook ``softmax``): o painel da softmax (pesos, temperatura, jacobiano), o padrão de estabilidade (também o da linha toda mascarada), os corretores da softmax e do jacobiano e a caixa da previsão do notebook.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -28,16 +28,17 @@ from ..corretor import (
     Erro,
     Exercicio,
     NumeroAproximado,
+    NumeroDeCabeca,
     Previsao,
     RespostaInvalida,
     SaidaOuPar,
     conferir,
-    conferir_previsao,
     corretor_de,
 )
 from ..formato import subscrito, vetor
 from ..paineis import Painel, slider, tabela
 from ..plots import CORES
+from ..previsao import CaixaDePrevisao, caixa
 
 #: mapa divergente, seguro para daltonismo, para o jacobiano (0 no meio, em branco)
 MAPA_JACOBIANO = "RdBu"
@@ -56,7 +57,8 @@ class FiguraSoftmax:
     ``ax_pesos`` recebe ``n`` barras (uma por escore), o valor de cada peso escrito em cima (dentro da
     barra quando ela chega perto de 1) e uma linha tracejada no peso uniforme ``1/n``
     (explicada no rótulo do eixo x); o eixo y vai só até 1,05. ``ax_jacobiano`` (ou ``None``) recebe a
-    matriz ``J[i, j] = ∂sᵢ/∂zⱼ`` num mapa divergente seguro para daltonismo (:data:`MAPA_JACOBIANO`: 0 no
+    matriz ``J[i, j] = sᵢ(δᵢⱼ − sⱼ)``, a derivada de ``sᵢ`` em relação à **entrada** da softmax, ``zⱼ/T``
+    (em relação ao escore ``zⱼ`` do slider, ``J[i, j] / T``; as colunas dizem ``zⱼ/T``), num mapa divergente seguro para daltonismo (:data:`MAPA_JACOBIANO`: 0 no
     meio, negativos de um lado, positivos do outro) com escala fixa em ``[-0.25, 0.25]`` (os valores
     possíveis), para que cores iguais signifiquem números iguais enquanto os sliders se movem; o valor vai
     escrito em cada célula (sem barra de cores, que custaria tempo a cada redesenho do painel).
@@ -83,10 +85,11 @@ class FiguraSoftmax:
         self.textos_j: list = []
         if ax_jacobiano is not None:
             self.imagem = ax_jacobiano.imshow(np.zeros((n, n)), cmap=MAPA_JACOBIANO, vmin=-0.25, vmax=0.25)
-            ax_jacobiano.set_xticks(idx, [f"z{subscrito(j + 1)}" for j in idx], fontsize=grande)
+            # a derivada é em relação à entrada da softmax, z/T (em relação a z, ainda dividida por T)
+            ax_jacobiano.set_xticks(idx, [f"z{subscrito(j + 1)}/T" for j in idx], fontsize=grande)
             ax_jacobiano.set_yticks(idx, [f"s{subscrito(i + 1)}" for i in idx], fontsize=grande)
             ax_jacobiano.grid(False)
-            ax_jacobiano.set_title("jacobiano sᵢ(δᵢⱼ − sⱼ)")
+            ax_jacobiano.set_title("∂sᵢ/∂(zⱼ/T) = sᵢ(δᵢⱼ − sⱼ)")
             self.textos_j = [[ax_jacobiano.text(j, i, "", ha="center", va="center") for j in idx] for i in idx]
 
     def atualizar(self, pesos: ArrayLike, jacobiano: ArrayLike | None = None, titulo: str | None = None) -> None:
@@ -127,10 +130,13 @@ def painel_softmax(
     """Sliders para os escores ``z`` e a temperatura ``T``; barras de ``s = softmax(z / T)`` ao vivo.
 
     O padrão são os escores escalados do exemplo resolvido (``q·kᵢ/√2``), cujos pesos são
-    ``(0.455, 0.225, 0.320)``. Embaixo: a soma dos pesos, o maior peso, a entropia
-    ``H = −Σ sᵢ ln sᵢ`` (``ln n`` na uniforme, 0 no argmax) e o maior ``|J[i, j]|`` do jacobiano
-    ``J[i, j] = sᵢ(δᵢⱼ − sⱼ)`` (em relação à entrada da softmax, ``z/T``), que vai a 0 quando um peso
-    vai a 1 (saturação). Com ``mostrar_jacobiano`` aparece também o mapa de calor de ``J``.
+    ``(0.455, 0.225, 0.320)``. Embaixo: a soma dos pesos, o maior peso e a entropia
+    ``H = −Σ sᵢ ln sᵢ`` (``ln n`` na uniforme, 0 no argmax). Com ``mostrar_jacobiano`` aparecem também
+    o mapa de calor do jacobiano ``J[i, j] = sᵢ(δᵢⱼ − sⱼ)`` e o maior ``|J[i, j]|``, que vai a 0 quando um
+    peso vai a 1 (saturação) — derivadas em relação à **entrada** da softmax, ``z/T``, e não ao escore ``z``
+    do slider: ``∂sᵢ/∂zⱼ = J[i, j] / T``, que com ``T`` pequeno pode ser bem maior (por isso o notebook 04
+    mostra o painel sem o jacobiano, antes de ensiná-lo, e o jacobiano só com os escores na entrada).
+    O estado traz ``jacobiano`` e ``jacobiano_max`` (o ``J`` em relação a ``z/T``) mesmo sem o mapa.
     Estado: ``escores``, ``temperatura``, ``pesos``, ``soma``, ``peso_max``, ``entropia``,
     ``entropia_max``, ``jacobiano``, ``jacobiano_max``.
     """
@@ -156,21 +162,25 @@ def painel_softmax(
         z = np.array([v[f"z{i + 1}"] for i in range(n)], dtype=float)
         t = float(v["temperatura"])
         s = softmax(z, temperature=t)
-        jac = softmax_jacobian(s)  # em relação à entrada da softmax, z/T (em relação a z: mais um fator 1/T)
+        jac = softmax_jacobian(s)  # em relação à entrada da softmax, z/T (em relação a z: J / T)
         positivos = s[s > 0]
         entropia = float(-np.sum(positivos * np.log(positivos)))
         soma = float(s.sum())
         peso_max = float(s.max())
         jac_max = float(np.abs(jac).max())
         figura.atualizar(s, jac, titulo=f"s = softmax(z / T), T = {t:.2f}")
-        html = tabela([
+        linhas = [
             ("escores z", ", ".join(f"{x:.2f}" for x in z)),
             ("pesos s", ", ".join(f"{x:.3f}" for x in s)),
             ("soma dos pesos", f"{soma:.3f}"),
             ("maior peso", f"{peso_max:.3f} (uniforme: 1/{n} = {1 / n:.3f})"),
             ("entropia H = −Σ sᵢ ln sᵢ", f"{entropia:.3f} (uniforme: ln {n} = {math.log(n):.3f}; argmax: 0)"),
-            ("maior |sᵢ(δᵢⱼ − sⱼ)| no jacobiano", f"{jac_max:.3f} (nunca passa de 0.25; → 0 quando um peso → 1)"),
-        ])
+        ]
+        if mostrar_jacobiano:
+            linhas.append(("maior |∂sᵢ/∂(zⱼ/T)| = maior |sᵢ(δᵢⱼ − sⱼ)|",
+                           f"{jac_max:.3f} (nunca passa de 0.25; → 0 quando um peso → 1; "
+                           f"em relação a z, ÷ T: {jac_max / t:.3f})"))
+        html = tabela(linhas)
         return {"escores": z, "temperatura": t, "pesos": s, "soma": soma, "peso_max": peso_max,
                 "entropia": entropia, "entropia_max": math.log(n), "jacobiano": jac, "jacobiano_max": jac_max,
                 "html": html}
@@ -382,7 +392,26 @@ def _proporcional_sem_normalizar(y: Any, certo: np.ndarray, _caso: Caso) -> bool
     if arr.shape != certo.shape or _nao_finita(arr) or (arr < 0).any():
         return False
     somas = arr.sum(axis=-1, keepdims=True)
-    return not np.allclose(somas, 1.0, rtol=1e-6) and np.allclose(arr / somas, certo, rtol=1e-6, atol=1e-9)
+    with np.errstate(all="ignore"):  # uma linha que soma 0 não é deste erro (e não vira aviso para o estudante)
+        return not np.allclose(somas, 1.0, rtol=1e-6) and np.allclose(arr / somas, certo, rtol=1e-6, atol=1e-9)
+
+
+def normalizou_pelo_array_inteiro(y: Any, certo: Any, _caso: Caso) -> bool:
+    """O erro de dividir pela soma do array **inteiro** (``e / e.sum()``, sem ``axis``), qualquer que tenha sido o
+    máximo subtraído (o de cada linha ou o do lote): cada linha tem as proporções certas, tudo junto soma 1, mas
+    as linhas não somam 1 cada uma. (Com o máximo do lote, uma linha muito abaixo dele sai 0, ou quase: ela não
+    conta para as proporções.) Serve a qualquer corretor de pesos ``(..., n)`` (``certo``: os pesos certos)."""
+    arr = np.asarray(y, dtype=float)
+    certo = np.asarray(certo, dtype=float)
+    if arr.ndim < 2 or arr.shape != certo.shape or _nao_finita(arr) or (arr < 0).any():
+        return False
+    somas = arr.sum(axis=-1, keepdims=True)
+    vivas = somas[..., 0] > 1e-6 * float(somas.sum())  # as linhas que não sumiram no arredondamento
+    if not vivas.any():
+        return False
+    with np.errstate(all="ignore"):
+        proporcionais = bool(np.allclose((arr / somas)[vivas], certo[vivas], rtol=1e-5, atol=1e-8))
+    return proporcionais and bool(np.isclose(arr.sum(), 1.0, rtol=1e-5)) and not np.allclose(somas, 1.0, rtol=1e-5)
 
 
 def _somas_diferentes_de_1(y: Any, certo: np.ndarray, _caso: Caso) -> bool:
@@ -421,6 +450,10 @@ SOFTMAX = Exercicio(
     ],
     certo=lambda x, temperatura=1.0: _sm(x, temperatura),
     dica_de_forma="A softmax devolve um array da mesma forma que x: um peso para cada escore.",
+    explica_forma=lambda x, temperatura=1.0: (
+        f"Aqui x tem forma {x.shape}. O máximo (ou a soma) de cada linha sem keepdims=True tem forma "
+        f"{x.shape[:-1]}, que não se alinha com x; com keepdims=True fica {(*x.shape[:-1], 1)}, e o broadcasting o "
+        "subtrai (ou divide) linha por linha."),
     acerto="Correto! Sua softmax é estável (escores de 1000, linhas separadas por milhares, float32 e temperatura "
            "pequena não estouram), divide os escores pela temperatura, trabalha no último eixo — com quantos eixos "
            "o array tiver — e produz pesos positivos que somam 1.",
@@ -447,10 +480,10 @@ SOFTMAX = Exercicio(
              "(max e sum).",
              resposta=lambda x, temperatura=1.0: _sm(x, temperatura, axis=0) if x.ndim >= 2 else None),
         Erro("normalizou pela matriz inteira",
-             "Você normalizou pela soma do array inteiro: tudo junto soma 1, mas cada linha deveria somar 1. Some só "
-             "ao longo do último eixo (axis=-1, keepdims=True).",
-             resposta=lambda x, temperatura=1.0: ((lambda z: (lambda e: e / e.sum())(np.exp(z - z.max())))(x / temperatura)
-                                                  if x.ndim >= 2 else None)),
+             "Você dividiu pela soma do array inteiro (e.sum(), sem axis): dentro de cada linha as proporções estão "
+             "certas e tudo junto soma 1, mas cada linha deveria somar 1. Some só ao longo do último eixo: "
+             "e.sum(axis=-1, keepdims=True).",
+             quando=normalizou_pelo_array_inteiro),
         Erro("sem exponenciar",
              "Você normalizou x diretamente (x / soma(x)), sem exponenciar. A softmax usa exp(x) / soma(exp(x)): "
              "a exponencial garante pesos positivos mesmo com escores negativos.",
@@ -550,6 +583,10 @@ def check_jacobiano_softmax(fn: Callable[[np.ndarray], Any]) -> bool:
 
 # --- prever, depois conferir -----------------------------------------------------------------------
 
+
+#: o formato dos erros típicos de uma previsão de pesos: o arredondamento em duas casas, sem folga
+EXATO_EM_DUAS_CASAS = NumeroAproximado(casas=2)
+
 #: os escores escalados do Exemplo 1 (q·kᵢ/√2, arredondados como no exemplo)
 ESCORES_EXEMPLO = (0.707, 0.0, 0.354)
 
@@ -558,33 +595,38 @@ PREVISAO_DOBRO = Previsao(
     certo=lambda: round(float(softmax(2 * np.array(ESCORES_EXEMPLO))[0]), 3),
     revelar="Dobrar os escores dobra as **diferenças** entre eles, e a softmax só enxerga diferenças: o peso de k₁ "
             "sobe de 0,455 para 0,576 (e o de k₂ cai de 0,225 para 0,140). A distribuição fica mais concentrada, mas "
-            "os pesos continuam somando 1 — é a temperatura T = 1/2.",
-    formato=NumeroAproximado(2),
+            "os pesos continuam somando 1 — é a temperatura T = 1/2. (Ninguém calcula e^1,414 de cabeça: vale como "
+            "acerto qualquer previsão de 0,53 a 0,62, que sobe sem dobrar.)",
+    # uma intuição, não uma conta: vale de 0,53 a 0,62 ("0,55", "0,6" e "0,62" são acertos)
+    formato=NumeroDeCabeca(casas=2, folga=0.046),
     erros=[
         Erro("dobrou o peso",
              "Dobrar os escores não dobra os pesos: 2 × 0,455 = 0,91, e os três pesos dobrados somariam 2. A softmax "
              "divide pela soma das exponenciais, então os pesos somam 1 sempre; o que muda é como o 1 se reparte.",
-             resposta=lambda: 2 * 0.455),
+             resposta=lambda: 2 * 0.455, formato=EXATO_EM_DUAS_CASAS),
         Erro("multiplicar como somar",
              "Somar a mesma constante não muda os pesos — mas multiplicar muda: 2z aumenta as **diferenças** entre os "
              "escores (de 0,707 − 0 para 1,414 − 0), e é delas que a softmax depende.",
-             resposta=lambda: 0.455),
+             resposta=lambda: 0.455, formato=EXATO_EM_DUAS_CASAS),
         Erro("ficou mais espalhado",
              "0,394 é o que acontece ao **dividir** os escores por 2 (temperatura T = 2): diferenças menores, pesos mais "
              "perto do uniforme. Dobrar faz o contrário: o maior peso cresce.",
-             resposta=lambda: float(softmax(np.array(ESCORES_EXEMPLO) / 2)[0])),
+             resposta=lambda: float(softmax(np.array(ESCORES_EXEMPLO) / 2)[0]), formato=EXATO_EM_DUAS_CASAS),
         Erro("foi direto ao argmax",
              "Dobrar concentra os pesos, mas não chega ao argmax: com diferenças de 1,4 entre os escores, e^1,4 ≈ 4 "
              "ainda deixa boa parte do peso para as outras keys. O peso só se aproxima de 1 quando as diferenças "
              "ficam grandes (T → 0).",
-             resposta=lambda: 1.0),
+             resposta=lambda: 1.0, formato=EXATO_EM_DUAS_CASAS),
     ],
+    exemplo="0,5",
+    # a resposta com vírgula e com ponto, e em porcentagem
+    pistas=("0,576", "0.576", "57,6"),
 )
 
 
 @corretor_de(PREVISAO_DOBRO)
-def check_previsao_dobro(previsao: Any) -> bool:
-    """Confere a previsão do maior peso de ``softmax(2·z)`` para os escores do Exemplo 1 (≈ 0.576, com duas
-    casas) e diz o equívoco de cada previsão errada típica (0.91, 0.455, 0.394, 1). Sem previsão (``None``),
-    não revela a resposta."""
-    return conferir_previsao(PREVISAO_DOBRO, previsao)
+def prever_dobro() -> CaixaDePrevisao:
+    """A caixa da previsão do maior peso de ``softmax(2·z)`` para os escores do Exemplo 1 (a resposta: ≈ 0,576;
+    vale de 0,53 a 0,62, uma previsão de cabeça; cada previsão errada típica — 0,91, 0,455, 0,394, 1 — tem o
+    seu equívoco)."""
+    return caixa(PREVISAO_DOBRO)

@@ -1,4 +1,4 @@
-"""Lição "A soma ponderada dos values" (notebook ``soma_ponderada``): os painéis da soma ponderada (keys e values), a figura do caminho da saída, o corretor da atenção e o da previsão do notebook.
+"""Lição "A soma ponderada dos values" (notebook ``soma_ponderada``): os painéis da soma ponderada (keys e values), a figura do caminho da saída, o corretor da atenção e a caixa da previsão do notebook (trocar v₃).
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -30,12 +30,12 @@ from ..corretor import (
     Previsao,
     SaidaOuPar,
     conferir,
-    conferir_previsao,
     corretor_de,
 )
 from ..formato import decimal, par, subscrito
 from ..paineis import Painel, slider
 from ..plots import CORES
+from ..previsao import CaixaDePrevisao, caixa
 from .softmax import erros_de_estabilidade
 
 # ---------------------------------------------------------------------------------------------
@@ -532,11 +532,15 @@ PREVISAO_V3 = Previsao(
              "a segunda.",
              resposta=lambda: 6.15),
     ],
+    exemplo="1,5",
+    # a resposta com os pesos arredondados e com os exatos, e a conta que leva a ela
+    pistas=("0,65", "0.65", "0,647", "0.647", "0,6467", "0.6467", "2,25 − 1,60", "2.25 − 1.60", "2,25 - 1,60",
+            "2.25 - 1.60"),
 )
 
 
 @corretor_de(PREVISAO_V3)
-def check_previsao_v3(previsao: Any) -> bool:
-    """Confere a previsão da segunda coordenada da saída do Exemplo 2 com ``v₃ = (5, −5)`` (0.65, com os
-    pesos arredondados do Exemplo 1) e diz o equívoco de cada previsão errada típica."""
-    return conferir_previsao(PREVISAO_V3, previsao)
+def prever_v3() -> CaixaDePrevisao:
+    """A caixa da previsão da segunda coordenada da saída do Exemplo 2 com ``v₃ = (5, −5)`` (a resposta: 0,65, com
+    os pesos arredondados do Exemplo 1; os pesos não mudam) e o equívoco de cada previsão errada típica."""
+    return caixa(PREVISAO_V3)

@@ -15,8 +15,8 @@ from helpers.previsao import CLASSE_CAIXA, CLASSE_REVELACAO
 
 PREVER = re.compile(r"licao\.(prever_\w+)\(")
 
-#: o texto que a página mostra: sem o conteúdo dos ``<details>`` fechados (dicas, soluções) e sem o que está
-#: digitado em caixas de texto (o palpite do próprio teste)
+#: o texto que a página mostra: sem o conteúdo dos ``<details>`` fechados (dicas, soluções), sem o que está
+#: digitado em caixas de texto (o palpite do próprio teste) e sem a fonte escondida das células de texto
 _JS_TEXTO = """
 (raiz) => {
   const copia = raiz.cloneNode(true);
@@ -24,6 +24,8 @@ _JS_TEXTO = """
     Array.from(d.childNodes).forEach((n) => { if (!(n.nodeType === 1 && n.tagName === 'SUMMARY')) n.remove(); });
   });
   copia.querySelectorAll('input, textarea').forEach((e) => e.remove());
+  // a fonte crua das células de texto fica num editor escondido; o que se lê é o Markdown renderizado
+  copia.querySelectorAll('.jp-MarkdownCell .jp-InputArea-editor').forEach((e) => e.remove());
   return copia.textContent;
 }
 """
@@ -74,9 +76,15 @@ def prever_e_ver_a_resposta(pagina, raiz, previstas: list, nome: str, limite_s: 
         else:
             problemas.append(f"{nome} · «{prev.nome}»: depois de conferir «{prev.exemplo}», nenhuma pista da resposta "
                              f"apareceu em {limite_s:.0f} s ({prev.pistas_da_resposta()})")
-    # conferidas todas as previsões, nenhuma revelação continua trancada
-    trancadas = raiz.evaluate(f"(r) => Array.from(r.querySelectorAll('.{CLASSE_REVELACAO} > :first-child'))"
-                              ".filter((e) => e.offsetParent !== null).length")
+    # conferidas todas as previsões, nenhuma revelação continua trancada (cada uma chega numa mensagem do kernel:
+    # espera até todas chegarem)
+    js = (f"(r) => Array.from(r.querySelectorAll('.{CLASSE_REVELACAO} > :first-child'))"
+          ".filter((e) => e.offsetParent !== null).length")
+    fim = time.monotonic() + limite_s
+    trancadas = raiz.evaluate(js)
+    while trancadas and time.monotonic() < fim:
+        time.sleep(0.1)
+        trancadas = raiz.evaluate(js)
     if trancadas:
         problemas.append(f"{nome}: {trancadas} revelações continuam trancadas depois de todas as previsões")
     return problemas

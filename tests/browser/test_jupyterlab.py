@@ -52,6 +52,7 @@ def _paineis_esperados(caminho) -> list[int]:
         i for i, c in enumerate(celulas)
         if c["cell_type"] == "code" and any(WIDGET in o.get("data", {}) for o in c.get("outputs", []))
         and not e_previsao("".join(c["source"]))
+        and "aprofundamento" not in c["metadata"].get("tags", [])  # recolhidos no JupyterLab (o Voilà os mostra)
     ]
 
 
@@ -130,7 +131,8 @@ def test_notebook_roda_no_jupyterlab_e_paineis_reagem(pagina, servidor_lab, capt
             assert saida.query_selector(CONTROLES), f"{caminho.name}: o painel da célula {i} não tem sliders"
             paineis.append((i, saida))
         # nenhum painel fora das células esperadas passa sem ser testado
-        todos = [i for i, c in enumerate(celulas) if c.query_selector(f".jp-Cell-outputArea :is({CONTROLES})")]
+        todos = [i for i, c in enumerate(celulas)
+                 if c.is_visible() and c.query_selector(f".jp-Cell-outputArea :is({CONTROLES})")]
         assert todos == esperados, f"{caminho.name}: painéis nas células {todos}, esperados em {esperados}"
 
         # a captura do notebook: com o primeiro painel na tela, se houver

@@ -1,6 +1,7 @@
 """O quiz clicável da revisão num navegador de verdade: no JupyterLab (depois de *Run All*) e no Voilà.
 
-Em cada um, o teste clica numa opção errada de uma pergunta de escolha e confere que aparece, na hora, o
+O notebook tem dois quizzes clicáveis: o curto, do núcleo (as perguntas de ``PERGUNTAS_DO_NUCLEO``), e o
+resto, num bloco opcional. O teste usa o do núcleo, o primeiro da página. Em cada servidor, ele clica numa opção errada de uma pergunta de escolha e confere que aparece, na hora, o
 equívoco e o notebook para rever; clica na opção certa e confere o "certo!"; escreve ``0,67`` (vírgula
 decimal, arredondado até a precisão pedida) e ``128 KiB`` (com a unidade) nas numéricas, tecla Enter e
 confere que as duas passam; e confere o placar. Sem Chromium (ou sem playwright), os testes são pulados
@@ -16,12 +17,12 @@ import pytest
 from _pagina import NOTEBOOKS, nome_captura, textos_de_erro
 from _servidores import voila
 
-from helpers.data import carregar_quiz
+from helpers.licoes.revisao import PERGUNTAS_DO_NUCLEO, selecionar_perguntas
 
 pytestmark = pytest.mark.browser
 
 REVISAO = next((p for p in NOTEBOOKS if p.stem.endswith("_revisao")), None)
-PERGUNTAS = carregar_quiz()
+PERGUNTAS = selecionar_perguntas(PERGUNTAS_DO_NUCLEO)  # as do quiz do núcleo
 ESCOLHA = next(p for p in PERGUNTAS if p.tipo == "escolha")
 DUAS_CASAS = next(p for p in PERGUNTAS if p.tipo == "numero" and p.casas == 2)
 COM_UNIDADE = next(p for p in PERGUNTAS if p.tipo == "numero" and p.unidade == "KiB")
@@ -30,11 +31,19 @@ if REVISAO is None:  # pragma: no cover - a trilha sempre tem a revisão
     pytest.skip("não há notebook de revisão na trilha", allow_module_level=True)
 
 
+def _quiz(pagina):
+    """O quiz do núcleo: o primeiro da página."""
+    return pagina.query_selector(".quiz-revisao")
+
+
 def _bloco(pagina, numero: int):
-    """O bloco (enunciado, controle e retorno) da pergunta ``numero`` no quiz."""
-    blocos = pagina.query_selector_all(".quiz-revisao .quiz-pergunta")
+    """O bloco (enunciado, controle e retorno) da pergunta ``numero`` no quiz do núcleo."""
+    quiz = _quiz(pagina)
+    blocos = quiz.query_selector_all(".quiz-pergunta")
     assert len(blocos) == len(PERGUNTAS), f"o quiz mostrou {len(blocos)} perguntas, esperadas {len(PERGUNTAS)}"
-    return blocos[numero - 1]
+    bloco = quiz.query_selector(f".quiz-pergunta-{numero}")
+    assert bloco is not None, f"a pergunta {numero} não está no quiz do núcleo"
+    return bloco
 
 
 def _esperar_texto(bloco, padrao: str, limite_s: float = 20.0) -> str:
@@ -84,7 +93,7 @@ def exercitar_quiz(pagina, escopo) -> None:
     _escrever(pagina, bloco, "128 KiB")
     _esperar_texto(bloco, r"128 KiB, certo!")
 
-    placar = pagina.query_selector(".quiz-revisao").inner_text()
+    placar = _quiz(pagina).inner_text()
     assert re.search(r"Placar: 2 de \d+ certas", placar) and "1 para rever" in placar, placar
     erros = textos_de_erro(escopo)
     assert not erros, "erro/stderr na página do quiz:\n" + "\n---\n".join(erros)

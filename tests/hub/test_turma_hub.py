@@ -116,8 +116,8 @@ def test_edicao_salva_sobrevive_ao_commit_novo_e_a_copia_do_outro_nao_muda(hub, 
     # da Ana) e uma dica nova no esqueleto do exercício (nas mesmas linhas que a Ana trocou)
     arquivo = origem.pasta / NOTEBOOK
     texto = arquivo.read_text(encoding="utf-8")
-    assert texto.count("Bem-vindo à trilha") == 1 and texto.count(COMENTARIO_DO_ESQUELETO) == 1
-    texto = texto.replace("Bem-vindo à trilha", AVISO + "Bem-vindo à trilha")
+    assert texto.count("Bem-vindo!") == 1 and texto.count(COMENTARIO_DO_ESQUELETO) == 1
+    texto = texto.replace("Bem-vindo!", AVISO + "Bem-vindo!")
     arquivo.write_text(texto.replace(COMENTARIO_DO_ESQUELETO, DICA_NOVA), encoding="utf-8")
     novo = origem.commit("Aviso da turma e dica nova no exercício 1 do notebook 00")
 
@@ -133,7 +133,7 @@ def test_edicao_salva_sobrevive_ao_commit_novo_e_a_copia_do_outro_nao_muda(hub, 
     assert not any(DICA_NOVA in f for f in depois)
     json.loads((ana.copia / NOTEBOOK).read_text(encoding="utf-8"))  # o merge deixou um notebook válido
     # e na tela: o aviso no topo e a solução dela no exercício
-    assert AVISO.strip() in ana.primeira_celula("Bem-vindo à trilha")
+    assert AVISO.strip() in ana.primeira_celula("Bem-vindo!")
     ana.capturar("02_depois_do_commit_novo")
     exercicio = ana.celula_com("def produto_escalar")
     assert MARCA_DA_ANA in exercicio.inner_text()
@@ -144,7 +144,7 @@ def test_edicao_salva_sobrevive_ao_commit_novo_e_a_copia_do_outro_nao_muda(hub, 
     assert git("rev-parse", "HEAD", cwd=bruno.copia) == commit_inicial
     assert fontes(bruno.copia / NOTEBOOK) == bruno_antes
     bruno.abrir("00_comece_aqui.ipynb")
-    assert AVISO.strip() not in bruno.primeira_celula("Bem-vindo à trilha")
+    assert AVISO.strip() not in bruno.primeira_celula("Bem-vindo!")
     assert any(COMENTARIO_DO_ESQUELETO in f for f in fontes(bruno.copia / NOTEBOOK))
     assert ESQUELETO in bruno.celula_com("def produto_escalar").inner_text()
     bruno.capturar("03_copia_intacta")

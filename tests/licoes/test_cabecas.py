@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from helpers import attention, plots
-from helpers.corretor import corrigir
+from helpers.corretor import corrigir, corrigir_previsao
 from helpers.licoes import cabecas as licao
+from helpers.previsao import ler_digitado
 from tests._corretor import confere_erro_nomeado
 from tests._notebooks import solucoes_do_notebook
 
@@ -607,20 +608,119 @@ def test_gerar_gqa_esqueleto_e_pendente():
         raise NotImplementedError
 
     assert corrigir(licao.GERAR_GQA, esqueleto).erro == "pendente"
+    assert licao.corrigir_gerar_gqa(esqueleto).erro == "pendente"
 
 
-# --- prever: o cache com o dobro de cabeças ---------------------------------------------------------
+def _celula_com(trecho):
+    celulas = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    achadas = ["".join(c["source"]) for c in celulas if c["cell_type"] == "code" and trecho in "".join(c["source"])]
+    assert len(achadas) == 1, trecho
+    return achadas[0]
 
 
-def test_previsao_cache_cabecas():
-    from helpers.corretor import corrigir_previsao
+def _do_esqueleto(passo1, passo2):
+    """O esqueleto do Exercício 2 (do notebook), com os dois passos marcados preenchidos como um estudante faria."""
+    fonte = _celula_com("def gerar_com_cache")
+    fonte = fonte.replace("        # 1. guarde a key e o value do token t no cache", passo1 + "\n        # 1.")
+    fonte = fonte.replace('            raise NotImplementedError("complete aqui")', passo2)
+    ns = {"np": np}
+    exec(fonte, ns)
+    return ns["gerar_com_cache"]
 
+
+_PASSO1 = "        cache_k.append(x_t @ W_k)\n        cache_v.append(x_t @ W_v)"
+_PASSO2 = """            g = h // grupo
+            z = K[:, g * d_head:(g + 1) * d_head] @ q[h * d_head:(h + 1) * d_head] / np.sqrt(d_head)
+            w = np.exp(z - z.max())
+            partes.append((w / w.sum()) @ V[:, g * d_head:(g + 1) * d_head])"""
+
+
+def test_gerar_gqa_o_esqueleto_do_notebook_e_pendente_e_completado_passa(capsys):
+    fonte = _celula_com("def gerar_com_cache")
+    ns = {"np": np}
+    exec(fonte, ns)
+    assert licao.check_gerar_gqa(ns["gerar_com_cache"]) is False
+    assert "ainda não foi implementada" in capsys.readouterr().out
+    assert licao.corrigir_gerar_gqa(_do_esqueleto(_PASSO1, _PASSO2)).ok
+
+
+@pytest.mark.parametrize("passo1", ["", "        pass"], ids=["esqueceu o passo 1", "passo 1 vazio"])
+def test_gerar_gqa_cache_vazio_no_passo_0_e_o_token_que_nao_se_ve(passo1, capsys):
+    """Sem o token novo no cache antes da atenção, o passo 0 quebra (K vazio): o corretor dá o nome do erro."""
+    fn = _do_esqueleto(passo1, _PASSO2)
+    assert corrigir(licao.GERAR_GQA, fn).erro in ("excecao", "forma")  # o corretor genérico só vê a exceção
+    v = licao.corrigir_gerar_gqa(fn)
+    assert not v.ok and v.erro == "o token não se vê (cache atualizado depois)", v.mensagem
+    assert v.mensagem.startswith("❌") and "cache ainda vazio" in v.mensagem and "seção" not in v.mensagem
+    assert licao.check_gerar_gqa(fn) is False
+    assert "guarde primeiro a key e o value" in capsys.readouterr().out
+
+
+def test_gerar_gqa_cache_atualizado_depois_da_atencao_quebra_e_e_nomeado():
+    """O jeito mais natural de atualizar o cache depois: no fim do passo, depois das cabeças."""
+    fonte = _celula_com("def gerar_com_cache")
+    fonte = fonte.replace('            raise NotImplementedError("complete aqui")', _PASSO2)
+    fonte = fonte.replace("        saidas.append(np.concatenate(partes))",
+                          "        saidas.append(np.concatenate(partes))\n" + _PASSO1)
+    ns = {"np": np}
+    exec(fonte, ns)
+    assert licao.corrigir_gerar_gqa(ns["gerar_com_cache"]).erro == "o token não se vê (cache atualizado depois)"
+
+
+def test_gerar_gqa_outra_excecao_no_passo_0_continua_generica():
+    """Com o cache já preenchido, uma exceção no passo 0 é outro erro: o corretor mostra a exceção."""
+    fn = _do_esqueleto(_PASSO1, "            partes.append(q @ K)")  # formas que não se multiplicam
+    v = licao.corrigir_gerar_gqa(fn)
+    assert not v.ok and v.erro in ("excecao", "forma"), v.mensagem
+    assert v == corrigir(licao.GERAR_GQA, fn)
+
+
+# --- prever: o cache com o dobro de cabeças (a caixa) -------------------------------------------------
+
+
+@pytest.mark.parametrize(("digitado", "ok", "erro"), [
+    ("1", True, None), ("1,0", True, None), ("1,00", True, None), (" 1 ", True, None), ("1.0", True, None),
+    ("2", False, "mais cabeças, mais cache"), ("0,5", False, "só o d_head encolheu"), ("0.5", False, "só o d_head encolheu"),
+    ("4", False, "ao quadrado"), ("3", False, "valor"), ("64", False, "valor"),
+])
+def test_caixa_do_cache_como_o_estudante_digita(digitado, ok, erro):
+    c = licao.prever_cache_cabecas()
+    assert c.conferir(digitado) is ok and c.conferida and c.entrada.disabled
+    assert c.veredito.erro == erro, c.veredito.mensagem
+    assert "A resposta: 1." in c.mensagem.value and "o cache não muda" in c.mensagem.value  # a revelação explica
+
+
+def test_caixa_do_cache_ignora_um_erro_de_digitacao_e_a_caixa_vazia():
+    c = licao.prever_cache_cabecas()
+    for texto in ("o dobro", "", "   ", "1x"):
+        assert c.conferir(texto) is False and not c.conferida, texto
+        assert "A resposta:" not in c.mensagem.value and "não muda" not in c.mensagem.value
+    assert c.conferir("1") is True
+
+
+def test_caixa_do_cache_aceita_valores_python():
+    for certo in (1, 1.0, np.float32(1), 1.004):
+        assert licao.prever_cache_cabecas().conferir(certo) is True, certo
+    assert licao.prever_cache_cabecas().conferir(1.02) is False
+
+
+def test_previsao_do_cache_e_a_conta_da_biblioteca():
     prev = licao.PREVISAO_CACHE_CABECAS
-    for certa in (1, 1.0, "1", "1,0", "1,00", np.float32(1)):
-        assert corrigir_previsao(prev, certa).ok, certa
+    assert prev.certo() == 1.0
+    for n_heads in (8, 32, 64):  # MHA com d_model = 4096: n_heads · d_head = 4096 em todos
+        assert attention.kv_cache_bytes(4096, 32, n_heads, D_MODEL // n_heads, 2) == memoria(4096, 32, 128, 2)
     assert corrigir_previsao(prev, None).erro == "pendente"
+    assert corrigir_previsao(prev, "muito").erro == "tipo"
     for erro in prev.erros:
         v = corrigir_previsao(prev, erro.resposta())
         assert not v.ok and v.erro == erro.nome, v.mensagem
-    assert corrigir_previsao(prev, 3).erro == "valor"
-    assert corrigir_previsao(prev, "muito").erro == "tipo"
+
+
+def test_previsao_do_cache_exemplo_legivel_e_pistas_que_nao_sao_o_1_solto():
+    prev = licao.PREVISAO_CACHE_CABECAS
+    assert corrigir_previsao(prev, ler_digitado(prev.exemplo)).erro == "valor"  # legível, e não é a resposta
+    pistas = prev.pistas_da_resposta()
+    assert "1" not in pistas and "1,00" not in pistas  # "1" sozinho está em toda parte: as pistas são frases
+    assert all(len(p) >= 4 for p in pistas), pistas
+    # depois de conferir, a página mostra alguma pista (é assim que o teste de navegador vê a resposta chegar)
+    assert any(p in prev.revelar for p in pistas)

@@ -120,11 +120,11 @@ def test_previsao_perpendicular_names_the_misconception(previsao, erro):
 
 
 def test_prediction_box_reads_brazilian_numbers_and_reveals_once():
-    caixa = comece.prever_perpendicular()
+    caixa = comece.prever_q_165()
     assert caixa.conferir("zero") is False and not caixa.conferida
     assert caixa.conferir("0,00") is True and caixa.conferida
     assert "A resposta: 0" in caixa.mensagem.value
-    assert comece.prever_perpendicular().conferir(comece.PREVISAO_PERPENDICULAR.exemplo) is False
+    assert comece.prever_q_165().conferir(comece.PREVISAO_PERPENDICULAR.exemplo) is False
 
 
 @pytest.mark.parametrize("previsao", [0, 0.0, "0", "0,00", -0.001, np.float64(0.004)])
@@ -136,3 +136,13 @@ def test_previsao_perpendicular_is_what_the_panel_shows():
     painel = comece.painel_produto_escalar(mover_k=False)
     assert abs(painel.definir(angulo_q=165)["produto"]) < 1e-12
     assert painel.definir(angulo_q=30)["produto"] == pytest.approx(2.121, abs=5e-4)
+
+
+def test_a_missing_contributor_tool_does_not_block_a_student(capsys):
+    versoes = {r.pacote: ".".join(map(str, r.minima)) for r in comece.REQUISITOS}
+    versoes["nbval"] = None
+    assert comece.verificar_ambiente(python=(3, 11), versoes=versoes) is True
+    saida = capsys.readouterr().out
+    assert "nbval não encontrado" in saida and "não faz falta" in saida and "Tudo certo" in saida
+    versoes["numpy"] = None
+    assert comece.verificar_ambiente(python=(3, 11), versoes=versoes) is False

@@ -164,7 +164,8 @@ def test_painel_rejects_bad_arguments_in_portuguese():
 # --- corretor: combinar dois estados ---------------------------------------------------------------
 
 
-def combinar_certo(a, b):
+def combinar_sem_guarda(a, b):
+    """Certo com um estado de verdade; com os dois vazios, -inf − (-inf) dá NaN."""
     m_a, l_a, acc_a = a
     m_b, l_b, acc_b = b
     m = max(m_a, m_b)
@@ -172,9 +173,17 @@ def combinar_certo(a, b):
     return m, l_a * fa + l_b * fb, acc_a * fa + acc_b * fb
 
 
+def combinar_certo(a, b):
+    if max(a[0], b[0]) == -np.inf:  # os dois vazios: nada a juntar
+        return a
+    return combinar_sem_guarda(a, b)
+
+
 def combinar_lista_math(a, b):
     """Uma lista, com math.exp e floats do Python, e acc montado coordenada por coordenada."""
     m = a[0] if a[0] > b[0] else b[0]
+    if m == -math.inf:
+        return [m, 0.0, [0.0] * len(a[2])]
     fa, fb = math.exp(a[0] - m), math.exp(b[0] - m)
     acc = [float(x) * fa + float(y) * fb for x, y in zip(a[2], b[2])]
     return [m, float(a[1]) * fa + float(b[1]) * fb, acc]
@@ -228,6 +237,7 @@ def nan_no_vazio(a, b):
 ERROS_COMBINAR = {
     "máximo errado": (maximo_errado, "max(m_a, m_b)"),
     "NaN com o estado vazio": (nan_no_vazio, "NaN ou inf"),
+    "NaN com os dois vazios": (combinar_sem_guarda, "Com os **dois** estados vazios"),
     "antigo sem reescalar": (_com_fatores(UM, CERTO), "reescalar o estado **antigo**"),
     "novo sem reescalar": (_com_fatores(CERTO, UM), "reescalar o estado **novo**"),
     "nenhum reescalado": (_com_fatores(UM, UM), "sem reescalar nenhum"),
@@ -244,7 +254,7 @@ def test_check_combinar_names_each_mistake(nome):
     confere_erro_nomeado(licao.COMBINAR_ESTADOS, ERROS_COMBINAR, nome)
 
 
-@pytest.mark.parametrize("nome", ["nenhum reescalado", "NaN com o estado vazio"])
+@pytest.mark.parametrize("nome", ["nenhum reescalado", "NaN com o estado vazio", "NaN com os dois vazios"])
 def test_check_combinar_prints_the_mistake(nome, capsys):
     fn, trecho = ERROS_COMBINAR[nome]
     assert licao.check_combinar_estados(fn) is False
@@ -374,7 +384,7 @@ def test_stubs_in_the_notebook_get_the_friendly_message(capsys):
     codigo = ["".join(c["source"]) for c in _celulas() if c["cell_type"] == "code"]
     esqueletos = [c for c in codigo if "NotImplementedError" in c]
     assert len(esqueletos) == 3
-    checagens = (licao.check_combinar_estados, licao.check_memoria_pesos, licao.check_atencao_por_blocos)
+    checagens = (licao.check_combinar_estados, licao.check_atencao_por_blocos, licao.check_memoria_pesos)
     for fonte, checar in zip(esqueletos, checagens, strict=True):
         ns = {"np": np}
         exec(fonte, ns)
@@ -524,18 +534,62 @@ def test_por_blocos_da_nome_a_cada_erro(nome):
 # --- prever o estado da atenção linear ------------------------------------------------------------------
 
 
-def test_previsao_estado_linear():
+@pytest.mark.parametrize(("digitado", "erro"), [
+    ("4160", None), ("4 160", None), ("4.160", None), ("4160,0", None), (" 4160 ", None), ("4160 números", None),
+    ("64*64 + 64", None), ("64 × 64 + 64", None), ("64² + 64", None), ("64·64+64", None), ("64^2 + 64", None),
+    ("12 800 000", "pensou no KV cache"), ("12.800.000", "pensou no KV cache"), ("2 * 100000 * 64", "pensou no KV cache"),
+    ("6 400 000", "um vetor por token"), ("6400000", "um vetor por token"),
+    ("4096", "esqueceu o normalizador"), ("64 × 64", "esqueceu o normalizador"), ("4 096", "esqueceu o normalizador"),
+    ("64", "um vetor só"),
+    ("1000", "valor"), ("8192", "valor"),
+])
+def test_caixa_do_estado_linear_as_a_student_types(digitado, erro):
+    c = licao.prever_estado_linear()
+    assert c.conferir(digitado) is (erro is None) and c.conferida, c.mensagem.value
+    assert c.veredito.erro == erro
+    assert c.entrada.disabled and "4 160" in c.mensagem.value  # a revelação traz a resposta e a fórmula
+    assert "d·d_v + d" in c.mensagem.value
+
+
+@pytest.mark.parametrize("digitado", ["quatro mil", "4l60", "4,16", "4,160", "64 ** 64 ** 64", "sqrt(64)", "1e3"])
+def test_caixa_do_estado_linear_ignores_a_typo(digitado):
+    """Um erro de digitação (ou uma contagem com vírgula decimal) não custa a previsão."""
+    c = licao.prever_estado_linear()
+    assert c.conferir(digitado) is False and not c.conferida, c.mensagem.value
+    assert "A resposta:" not in c.mensagem.value and "4 160" not in c.mensagem.value
+    assert not c.entrada.disabled
+    assert c.conferir("") is False and not c.conferida
+    assert c.conferir("4160") is True
+
+
+def test_previsao_estado_linear_names_each_mistake_and_waits_for_a_guess():
     from helpers.corretor import corrigir_previsao
 
     prev = licao.PREVISAO_ESTADO_LINEAR
-    for certa in (4160, "4160", "4 160", 4160.0):
-        v = corrigir_previsao(prev, certa)
-        assert v.ok or certa == "4 160", v.mensagem
-    assert corrigir_previsao(prev, None).erro == "pendente"
+    for certa in (4160, 4160.0, np.int64(4160), "4160"):
+        assert corrigir_previsao(prev, certa).ok
+    v = corrigir_previsao(prev, None)
+    assert v.erro == "pendente" and "4 160" not in v.mensagem
     for erro in prev.erros:
         v = corrigir_previsao(prev, erro.resposta())
         assert not v.ok and v.erro == erro.nome, v.mensagem
-    assert corrigir_previsao(prev, 123).erro == "valor"
+
+
+def test_previsao_estado_linear_example_is_legible_and_the_clues_name_the_answer():
+    from helpers.corretor import corrigir_previsao
+    from helpers.previsao import ler_digitado
+
+    prev = licao.PREVISAO_ESTADO_LINEAR
+    assert corrigir_previsao(prev, ler_digitado(prev.exemplo)).erro == "valor"
+    pistas = prev.pistas_da_resposta()
+    assert {"4160", "4 160", "d·d_v + d", "64 × 64 + 64"} <= set(pistas)
+    assert "64" not in pistas and "d × d" not in pistas  # sozinhos, são o d e a forma de φ(K)ᵀV da seção 4
+
+
+def test_contagem_reads_counts_as_typed():
+    assert licao.Contagem().normalizar("1.048.576") == 1048576
+    assert licao.Contagem().normalizar("(64 + 1) · 64") == 4160
+    assert licao.Contagem().mostrar(12_800_000) == "12 800 000"
 
 
 # --- o caminho, não só o resultado: K fatiado em blocos, ou a combinar do estudante chamada -----------------
@@ -613,6 +667,6 @@ def test_marcas_em_ms_e_bytes_na_prosa():
     fig, ax = plt.subplots()
     ax.loglog([1, 2], [0.18, 45.0], base=2)
     licao.marcas_em_ms(ax, [0.18, 45.0])
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["0.25", "1", "4", "16"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["0,25", "1", "4", "16"]
     plt.close(fig)
     assert licao.bytes_na_prosa(33 * 2**20) == "33,0 MiB" and licao.bytes_na_prosa(4 * 2**20) == "4,00 MiB"

@@ -1,5 +1,5 @@
 """Notebook 01: o painel do gargalo recorrente, as figuras da capacidade e da história e os corretores
-(passo da RNN, RNN lendo uma sequência, previsão da capacidade)."""
+(passo da RNN, RNN lendo uma sequência) e a caixa da previsão da capacidade."""
 
 import matplotlib
 
@@ -13,6 +13,7 @@ from helpers import recurrent as r  # noqa: E402
 from helpers.corretor import corrigir, corrigir_previsao  # noqa: E402
 from helpers.licoes import gargalo as licao  # noqa: E402
 from helpers.licoes.gargalo import check_passo_rnn  # noqa: E402
+from helpers.previsao import ler_digitado  # noqa: E402
 from tests._corretor import confere_erro_nomeado  # noqa: E402
 
 # --- painel_gargalo --------------------------------------------------------------------------------
@@ -379,7 +380,7 @@ def test_ler_sequencia_cases_use_the_notebook_network():
     assert any(c.entradas["W_h"].shape[0] == c.entradas["xs"].shape[1] for c in casos)  # n = d
 
 
-# --- a previsão da capacidade ------------------------------------------------------------------------
+# --- a previsão da capacidade (a caixa) ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("previsao", "erro"), [(32, "um token por número"), (64, "multiplicou n por d"),
@@ -388,7 +389,8 @@ def test_ler_sequencia_cases_use_the_notebook_network():
 def test_previsao_capacidade_names_the_misconception(previsao, erro):
     v = corrigir_previsao(licao.PREVISAO_CAPACIDADE, previsao)
     assert not v.ok and v.erro == erro, v.mensagem
-    assert ("A resposta: 16" in v.mensagem) == (erro not in ("pendente", "tipo")), v.mensagem  # um palpite ilegível não revela
+    # sem previsão ou com uma ilegível, não revela: um erro de digitação não custa a previsão
+    assert ("A resposta: 16" in v.mensagem) == (erro not in ("pendente", "tipo")), v.mensagem
 
 
 @pytest.mark.parametrize("previsao", [16, 16.0, "16", " 16,0 ", np.int64(16)])
@@ -396,12 +398,58 @@ def test_previsao_capacidade_accepts_sixteen(previsao):
     assert corrigir_previsao(licao.PREVISAO_CAPACIDADE, previsao).ok
 
 
+@pytest.mark.parametrize(("digitado", "erro"), [("32", "um token por número"), ("64", "multiplicou n por d"),
+                                               ("2", "o tamanho de um token"), ("15", "um a menos"),
+                                               ("17", "um a mais"), ("10", "valor")])
+def test_prediction_box_names_each_mistake_as_typed(digitado, erro):
+    caixa = licao.prever_capacidade()
+    assert caixa.conferir(digitado) is False and caixa.conferida
+    assert caixa.veredito.erro == erro
+    assert "A resposta: 16" in caixa.mensagem.value
+
+
+def test_prediction_box_reads_brazilian_numbers_and_reveals_once():
+    caixa = licao.prever_capacidade()
+    assert caixa.conferir("dezesseis") is False and not caixa.conferida  # ilegível: pede outra, não revela
+    assert "16" not in caixa.mensagem.value
+    assert caixa.conferir("") is False and not caixa.conferida
+    assert caixa.conferir("16,0") is True and caixa.conferida
+    assert "A resposta: 16" in caixa.mensagem.value
+    assert caixa.conferir("32") is True  # a primeira previsão legível é a que vale
+    assert caixa.entrada.disabled and caixa.botao.disabled
+
+
+def test_prediction_example_is_legible_and_not_the_answer():
+    exemplo = licao.PREVISAO_CAPACIDADE.exemplo
+    assert exemplo == "10"
+    v = corrigir_previsao(licao.PREVISAO_CAPACIDADE, ler_digitado(exemplo))
+    assert not v.ok and v.erro == "valor"
+
+
+def test_prediction_clues_are_what_would_give_it_away():
+    pistas = licao.PREVISAO_CAPACIDADE.pistas_da_resposta()
+    assert "T = 16" in pistas and "32 / 2" in pistas and "16 tokens" in pistas
+    assert "16" not in pistas  # sozinho, o número aparece na página por outros motivos (n = 16 no painel)
+    assert all(p in licao.PREVISAO_CAPACIDADE.revelar or p in ("T=16", "T ≤ 16", "até 16", "cabem 16", "32/2",
+                                                               "n / d = 16", "(T = 16)") for p in pistas)
+
+
+@pytest.mark.parametrize("digitado", ["7", "13", "20", "1 000"])
+def test_an_unnamed_guess_still_learns_what_the_question_was(digitado):
+    """Um palpite que nenhum erro nomeia (o alcance da seção 3, o que as redes sorteadas guardam, "muitos") recebe
+    a revelação, que diz que a pergunta é a melhor rede possível e por que nenhuma passa do teto."""
+    v = corrigir_previsao(licao.PREVISAO_CAPACIDADE, ler_digitado(digitado))
+    assert v.erro == "valor"
+    assert "melhor rede possível, não sobre as redes sorteadas" in v.mensagem
+    assert "por mais que a rede misture os tokens" in v.mensagem
+
+
 def test_previsao_capacidade_is_what_the_ideal_memory_measures():
     """O 16 da previsão é o que se mede: a memória ideal com n = 32 e d = 2 reconstrói tudo até T = 16, não além."""
     xs = r.random_signs(1500, 20, 2, seed=3)
     c = r.reconstruction_curve(r.make_shift_register(32, 2), xs, n_train=1000)
     assert c.fraction[15] > 0.999 and c.fraction[16] < 0.96
-    assert licao.PREVISAO_CAPACIDADE.certo == 32 // 2
+    assert c.lengths[c.fraction >= 0.99].max() == licao.PREVISAO_CAPACIDADE.certo == 32 // 2
 
 
 # --- as figuras -------------------------------------------------------------------------------------
@@ -414,7 +462,7 @@ def test_capacity_and_history_figures_draw():
     fig, ax = plt.subplots()
     licao.desenhar_capacidade(ax, curvas, r.attention_reconstruction_curve(xs, n_train=400))
     rotulos = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert rotulos[:2] == ["atenção (guarda os T tokens)", "teto: n / (T·d) = 16 / (4·T)"] and "ideal" in rotulos
+    assert rotulos[:2] == ["atenção (guarda os T tokens)", "teto: min(1, n / (T·d))"] and "ideal" in rotulos
     np.testing.assert_allclose(ax.get_lines()[1].get_ydata(), np.minimum(1, 16 / (4 * np.arange(1, 13))))
     plt.close(fig)
     fig, axes = plt.subplots(1, 2)

@@ -1,4 +1,4 @@
-"""Notebook 07: o painel das máscaras, o mapa de pesos, os corretores das máscaras e as soluções publicadas.
+"""Notebook 07: o painel das máscaras, o mapa de pesos, os corretores das máscaras, a caixa da previsão da forma e as soluções publicadas.
 
 Os números do painel são comparados com uma conta independente, feita aqui com laços e ``math.exp``
 (sem ``helpers.attention``): a máscara é montada célula a célula a partir da regra ("j <= i" e
@@ -17,6 +17,7 @@ from helpers.corretor import corrigir, corrigir_previsao
 from helpers.licoes import mascaras as licao
 from helpers.licoes.mascaras import corretores_mascaras as cor
 from helpers.licoes.mascaras import paineis as pai
+from helpers.previsao import ler_digitado
 from tests._corretor import confere_erro_nomeado
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "07_mascaras_e_atencao_cruzada.ipynb"
@@ -382,7 +383,7 @@ def test_mascara_padding_esqueleto(capsys):
     assert not ok and "ainda não foi implementada" in texto
 
 
-# --- a atenção com máscara (exercício 3) --------------------------------------------------------------
+# --- a atenção com máscara (exercício 2) --------------------------------------------------------------
 
 
 def _sm_seguro(z, axis=-1):
@@ -549,7 +550,7 @@ def test_atencao_com_mascara_esqueleto_e_forma(capsys):
     assert "np.where(mask, escores, -np.inf)" in capsys.readouterr().out
 
 
-# --- a atenção cruzada num lote (exercício 4) ---------------------------------------------------------
+# --- a atenção cruzada num lote (o exercício opcional da seção 7) -----------------------------------
 
 
 def cruzada(X_dec, X_enc, comprimentos, W_q, W_k, W_v, *, sm=_sm_seguro, fonte="enc", regra="<", preenche=-np.inf,
@@ -675,11 +676,12 @@ def test_casos_da_cruzada_tem_sequencias_de_tamanhos_diferentes_e_uma_origem_vaz
     assert any(c.entradas["X_dec"].dtype == np.float32 for c in casos)
 
 
-# --- a previsão da forma (exercício 5) ------------------------------------------------------------------
+# --- a previsão da forma (seção 7): a caixa ------------------------------------------------------------
 
 ERRADAS_FORMA = {"queries e keys trocadas": (2, 6, 3), "quadrada como na autoatenção": "2x6x6",
                  "keys do próprio decoder": [2, 3, 3], "esqueceu o lote": "(3, 6)",
-                 "forma da máscara, não dos pesos": (2, 1, 6), "só as posições de verdade": "2 × 3 × 4"}
+                 "forma da máscara, não dos pesos": (2, 1, 6), "só as posições de verdade": "2 × 3 × 4",
+                 "com um eixo de cabeças": "(2, 1, 3, 6)"}
 
 
 def test_previsao_forma_tem_um_exemplo_por_erro():
@@ -699,16 +701,62 @@ def test_previsao_forma_certa_de_varios_jeitos(previsao):
     assert corrigir_previsao(licao.PREVISAO_FORMA, previsao).ok
 
 
-def test_previsao_forma_bate_com_a_conta_e_recusa_o_que_nao_e_forma(capsys):
+def test_previsao_forma_bate_com_a_conta_e_recusa_o_que_nao_e_forma():
     rng = np.random.default_rng(0)
     _, pesos = _cruzada_biblioteca(rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 6, 4)), np.array([6, 4]),
                                    np.eye(4), np.eye(4), np.eye(4))
     assert pesos.shape == licao.PREVISAO_FORMA.certo
-    for invalida in ("três por seis", 2.5, (2, 3.0, 6), True):
+    for invalida in ("três por seis", 2.5, (2, 3.0, 6), True, 6, "(6)"):
         assert corrigir_previsao(licao.PREVISAO_FORMA, invalida).erro == "tipo"
     assert corrigir_previsao(licao.PREVISAO_FORMA, (2, 3, 5)).erro == "valor"
-    assert licao.check_previsao_forma(None) is False
-    assert "⏳" in capsys.readouterr().out
+    assert corrigir_previsao(licao.PREVISAO_FORMA, None).erro == "pendente"
+
+
+@pytest.mark.parametrize("digitado", ["(2, 3, 6)", "2, 3, 6", "2,3,6", "2×3×6", "2 × 3 × 6", "2 x 3 x 6", "2x3x6",
+                                      "2 X 3 X 6", "[2, 3, 6]", "2 3 6", "2·3·6", "(2; 3; 6)"])
+def test_caixa_da_forma_reads_what_a_student_types(digitado):
+    c = licao.prever_forma()
+    assert c.conferir(digitado) is True and c.conferida and c.entrada.disabled
+    assert "A resposta: (2, 3, 6)" in c.mensagem.value
+
+
+@pytest.mark.parametrize(("digitado", "erro"), [
+    ("(2, 6, 3)", "queries e keys trocadas"), ("2x6x6", "quadrada como na autoatenção"),
+    ("2, 3, 3", "keys do próprio decoder"), ("3 × 6", "esqueceu o lote"), ("(2, 1, 6)", "forma da máscara, não dos pesos"),
+    ("2 x 3 x 4", "só as posições de verdade"), ("2, 1, 3, 6", "com um eixo de cabeças"), ("(1, 2, 3)", "valor"),
+    ("2,3", "valor"),  # lido como a forma (2, 3), não como o número 2,3
+])
+def test_caixa_da_forma_names_each_mistake_as_typed(digitado, erro):
+    c = licao.prever_forma()
+    assert c.conferir(digitado) is False and c.conferida
+    assert c.veredito.erro == erro and "A resposta: (2, 3, 6)" in c.mensagem.value
+
+
+@pytest.mark.parametrize("digitado", ["6", "seis", "(6)", "2 por 3 por 6", "2.5"])
+def test_caixa_da_forma_asks_again_after_a_typo_without_revealing(digitado):
+    c = licao.prever_forma()
+    assert c.conferir(digitado) is False and not c.conferida and not c.entrada.disabled
+    assert "(2, 3, 6)" not in c.mensagem.value and "forma" in c.mensagem.value
+    assert c.conferir("(2, 3, 6)") is True
+
+
+def test_previsao_forma_example_is_legible_and_the_clues_name_the_answer():
+    assert corrigir_previsao(licao.PREVISAO_FORMA, ler_digitado(licao.PREVISAO_FORMA.exemplo)).erro == "valor"
+    pistas = licao.PREVISAO_FORMA.pistas_da_resposta()
+    assert {"(2, 3, 6)", "2×3×6", "2 x 3 x 6", "(b, n_q, n_kv)"} <= set(pistas)
+    assert licao.PREVISAO_FORMA.exemplo not in pistas
+
+
+def test_o_notebook_pede_a_forma_antes_de_mostrar_a_atencao_cruzada():
+    """A caixa vem antes da conta da atenção cruzada; tudo o que mostra a forma fica nos blocos de revelação, e o
+    enunciado do exercício da atenção cruzada não diz a forma dos pesos."""
+    fontes = ["".join(c["source"]) for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]]
+    caixa = next(i for i, f in enumerate(fontes) if "licao.prever_forma()" in f)
+    assert not any("X_en" in f and "attention(" in f for f in fontes[:caixa])
+    contas = [f for f in fontes[caixa:] if "w_x.shape" in f or "licao.figura_pesos(w_x" in f]
+    assert contas and all("with sua_previsao.revelar():" in f for f in contas)
+    enunciado = next(f for f in fontes if f.startswith("def atencao_cruzada("))
+    assert "n_q, n_kv)" not in enunciado and "n_kv))" not in enunciado
 
 
 def test_numeros_citados_no_notebook():

@@ -124,6 +124,17 @@ def test_dot_product_dashboard_still_shows_both_formulas():
     assert "mover_k" in licao.painel_produto_escalar.__code__.co_varnames
 
 
+def test_dot_product_dashboard_puts_negative_factors_in_parentheses():
+    """A tabela escreve ``1.73·(-1.00)``, não ``1.73·-1.00``, e nunca ``-0.00``/``-0.000`` (cos 90° ≈ 6e-17)."""
+    painel = licao.painel_produto_escalar()
+    html = painel.definir(angulo_q=-30, comprimento_q=2.0, angulo_k=180, comprimento_k=1.5)["html"]
+    assert "1.73·(-1.50) + (-1.00)·0.00 = -2.598" in html
+    assert "2.00 · 1.50 · (-0.866) = -2.598" in html
+    for angulo_k in (-90, 90):
+        html = painel.definir(angulo_q=0, comprimento_q=2.0, angulo_k=angulo_k, comprimento_k=1.5)["html"]
+        assert "-0.00" not in html and "= 0.000" in html
+
+
 # --- corretor check_escores ---------------------------------------------------------------------
 
 
@@ -334,22 +345,47 @@ def test_cosine_cases_include_a_tie_of_a_long_and_a_short_key():
     assert (caso["K"] @ caso["q"])[0] == pytest.approx(10 * (caso["K"] @ caso["q"])[1])
 
 
-# --- a previsão: qual key vence ----------------------------------------------------------------------
+# --- a previsão: qual key vence (a caixa) -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("previsao", "erro"), [("k1", "a mais alinhada"), ("k₄", "a quase perpendicular"),
-                                               ("K3", "uma do outro lado da reta"), ("k5", "a mais oposta"),
-                                               (2, "tipo"), (None, "pendente"), ("k7", "valor")])
+                                               ("K3", "uma do outro lado da reta"), ("5", "a mais oposta"),
+                                               (5, "a mais oposta")])
 def test_previsao_vencedora_names_the_misconception(previsao, erro):
     v = corrigir_previsao(licao.PREVISAO_VENCEDORA, previsao)
     assert not v.ok and v.erro == erro, v.mensagem
-    assert ("A resposta: 'k2'" in v.mensagem) == (erro not in ("pendente", "tipo")), v.mensagem  # um palpite ilegível não revela
+    assert "A resposta: k₂" in v.mensagem and "2,839" in v.mensagem, v.mensagem
 
 
-@pytest.mark.parametrize("previsao", ["k2", "k₂", " K2 ", "k 2"])
-def test_previsao_vencedora_accepts_k2(previsao):
+@pytest.mark.parametrize("previsao", [None, "k7", "k0", "q", "2,0", 2.0, "a segunda"])
+def test_previsao_vencedora_typo_or_empty_does_not_reveal(previsao):
+    # vazia ou ilegível (uma key que não existe, um número quebrado): pede outra e não mostra a resposta
+    v = corrigir_previsao(licao.PREVISAO_VENCEDORA, previsao)
+    assert not v.ok and v.erro in ("pendente", "tipo"), v.mensagem
+    assert "k₂" not in v.mensagem and "2,839" not in v.mensagem, v.mensagem
+
+
+@pytest.mark.parametrize("previsao", ["k2", "k₂", " K2 ", "k 2", "2", "'k2'", '"k₂"', 2])
+def test_previsao_vencedora_accepts_k2_written_any_way(previsao):
     assert corrigir_previsao(licao.PREVISAO_VENCEDORA, previsao).ok
 
 
-def test_previsao_vencedora_matches_the_dashboard():
+def test_prediction_box_reads_what_the_student_types_and_reveals_once():
+    caixa = licao.prever_vencedora()
+    assert caixa.conferir("k9") is False and not caixa.conferida  # erro de digitação: a caixa não trava
+    assert "k₂" not in caixa.mensagem.value
+    assert caixa.conferir("k1") is False and caixa.conferida
+    assert "A resposta: k₂" in caixa.mensagem.value
+    assert caixa.conferir("k2") is False  # a primeira previsão legível é a que vale
+    assert licao.prever_vencedora().conferir("2") is True
+    # o exemplo da caixa é legível e não é a resposta
+    exemplo = licao.prever_vencedora()
+    assert exemplo.conferir(licao.PREVISAO_VENCEDORA.exemplo) is False and exemplo.conferida
+
+
+def test_previsao_vencedora_matches_the_dashboard_and_its_clues():
     assert licao.painel_ranking_keys().estado["vencedora"] == "k₂"
+    escores = licao.KEYS_RANKING @ _q(30, 1.5)
+    pistas = licao.PREVISAO_VENCEDORA.pistas_da_resposta()
+    assert f"{escores.max():.3f}" in pistas and f"{escores.max():.2f}".replace(".", ",") in pistas
+    assert "vence k₂" in pistas and "vence $k_2$" in pistas

@@ -1,5 +1,5 @@
 """Notebook 06: o painel das projeções, o exemplo "banco", os corretores de ``projetar`` e de
-``autoatencao`` e as soluções.
+``autoatencao``, a caixa da previsão da simetria e as soluções.
 
 Os números do painel são comparados com uma conta independente, feita aqui com numpy puro e uma
 softmax escrita à parte (sem ``helpers.attention``).
@@ -17,6 +17,7 @@ from helpers.corretor import corrigir, corrigir_previsao
 from helpers.licoes import projecoes as licao
 from helpers.licoes.projecoes import corretores_autoatencao as auto
 from helpers.licoes.projecoes import corretores_projecoes as proj
+from helpers.previsao import ler_digitado
 from tests._corretor import confere_erro_nomeado
 from tests._notebooks import solucoes_do_notebook
 
@@ -170,7 +171,7 @@ def test_as_matrizes_sao_compartilhadas_e_q_de_banco_nao_depende_da_frase():
 
 
 def test_o_notebook_usa_os_mesmos_dados_do_painel():
-    """Os embeddings e as matrizes escritos na seção 3 do notebook são os do painel (seção 6)."""
+    """Os embeddings e as matrizes escritos na seção 3 do notebook são os do painel (seção 5)."""
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     fontes = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
     ns: dict = {"np": np, "attention": attention}
@@ -405,6 +406,14 @@ def _sm_menos_media(z):
 
 _ingenua = _com_softmax(_sm_ingenua)
 
+
+def _sm_sem_keepdims(no_maximo=True, na_soma=True):
+    """A softmax à mão com o ``keepdims=True`` esquecido: em (n, n), o numpy estende (n,) como uma linha."""
+    def sm(z):
+        e = np.exp(z - (z.max(axis=-1) if no_maximo else z.max(axis=-1, keepdims=True)))
+        return e / (e.sum(axis=-1) if na_soma else e.sum(axis=-1, keepdims=True))
+    return sm
+
 ERRADAS_AUTOATENCAO = {
     "√d_model": (_com(lambda Q, K, V, X: _sm(Q @ K.T / np.sqrt(X.shape[1]))), ["√d_model = √4", "K.shape[-1]"]),
     "sem escala": (_com(lambda Q, K, V, X: _sm(Q @ K.T)), ["esqueceu de escalar"]),
@@ -412,6 +421,11 @@ ERRADAS_AUTOATENCAO = {
     "vezes √d_k": (_com(lambda Q, K, V, X: _sm(Q @ K.T * np.sqrt(K.shape[1]))), ["multiplicou por √d_k"]),
     "eixo errado": (_com(lambda Q, K, V, X: _sm(Q @ K.T / np.sqrt(K.shape[1]), axis=0)), ["eixo errado", "axis=-1"]),
     "sem softmax": (_com(lambda Q, K, V, X: Q @ K.T / np.sqrt(K.shape[1])), ["Faltou a softmax"]),
+    "sem keepdims na soma": (_com_softmax(_sm_sem_keepdims(no_maximo=False)),
+                             ["linhas dos seus pesos não somam 1", "keepdims=True na soma", "(n, 1)"]),
+    "sem keepdims em nenhum": (_com_softmax(_sm_sem_keepdims()), ["não somam 1", "keepdims=True na soma"]),
+    "sem keepdims no máximo": (_com_softmax(_sm_sem_keepdims(na_soma=False)),
+                               ["soma 1, mas as proporções", "keepdims=True no máximo", "(n, 1)"]),
     "soma das keys": (_com(lambda Q, K, V, X: _sm(Q @ K.T / np.sqrt(K.shape[1])), lambda Q, K, V, X: K),
                       ["somou as **keys**"]),
     "X no lugar de V": (_com(lambda Q, K, V, X: _sm(Q @ K.T / np.sqrt(K.shape[1])), lambda Q, K, V, X: X),
@@ -455,10 +469,14 @@ NOMEADOS_AUTOATENCAO = {
     "um máximo só para o lote inteiro (instável)": _com_softmax(_sm_maximo_global),
     "NaN ou inf na resposta": _com_softmax(_sm_menos_media),
     "escala por √d_model": ERRADAS_AUTOATENCAO["√d_model"][0],
+    "d_k de fora da função": lambda X, a, b, c: (lambda Q, K, V: (lambda w: (w @ V, w))(
+        attention.softmax(Q @ K.T / np.sqrt(3))))(X @ a, X @ b, X @ c),
     "sem escala": ERRADAS_AUTOATENCAO["sem escala"][0],
     "÷d_k em vez de ÷√d_k": ERRADAS_AUTOATENCAO["por d_k"][0],
     "×√d_k em vez de ÷√d_k": ERRADAS_AUTOATENCAO["vezes √d_k"][0],
     "softmax no eixo errado": ERRADAS_AUTOATENCAO["eixo errado"][0],
+    "faltou keepdims=True na soma": ERRADAS_AUTOATENCAO["sem keepdims na soma"][0],
+    "faltou keepdims=True no máximo": ERRADAS_AUTOATENCAO["sem keepdims no máximo"][0],
     "sem softmax": ERRADAS_AUTOATENCAO["sem softmax"][0],
     "soma das keys": ERRADAS_AUTOATENCAO["soma das keys"][0],
     "X no lugar de V": ERRADAS_AUTOATENCAO["X no lugar de V"][0],
@@ -588,8 +606,10 @@ def test_no_primeiro_caso_as_variantes_da_autoatencao_sao_todas_distintas():
     X, Ws = caso.entradas["X"], [caso.entradas[m] for m in ("W_q", "W_k", "W_v")]
     assert X.shape == (5, 4) and all(W.shape == (4, 3) for W in Ws)
     variantes = [e for e in licao.AUTOATENCAO.erros if e.resposta is not None and e.formato is not None]
-    assert len(variantes) == 12
-    valores = [_autoatencao_certa(X, *Ws)[0]] + [e.resposta(**caso.entradas) for e in variantes]
+    assert len(variantes) == 13
+    # "d_k de fora da função" (√3 escrito à mão) só se distingue da certa onde d_k ≠ 3: aqui não se aplica
+    valores = [_autoatencao_certa(X, *Ws)[0]] + [v for e in variantes if (v := e.resposta(**caso.entradas)) is not None]
+    assert len(valores) == 13
     for i in range(len(valores)):
         for j in range(i + 1, len(valores)):
             assert valores[i].shape != valores[j].shape or not np.allclose(valores[i], valores[j], atol=1e-4), (i, j)
@@ -606,7 +626,7 @@ def _solucoes():
 
 def test_solucao_da_autoatencao_repete_a_atencao_na_frase_da_secao_3():
     """A frase da solução ("dá os mesmos números que atencao_na_frase") vale para o exemplo "banco"."""
-    ns: dict = {"np": np}
+    ns: dict = {"np": np, "attention": attention}
     exec(_solucoes()[1], ns)
     for frase in FRASES:
         X = np.array([licao.EMBEDDINGS_BANCO[t] for t in frase])
@@ -617,9 +637,10 @@ def test_solucao_da_autoatencao_repete_a_atencao_na_frase_da_secao_3():
         np.testing.assert_allclose(pesos, ref_pesos)
 
 
-# --- a previsão da simetria (Q = K = X) --------------------------------------------------------------
+# --- a previsão da simetria (Q = K = X): a caixa ------------------------------------------------------
 
-ERRADAS_SIMETRIA = {"assimetria sem projeções": 0, "escore com as projeções": "1,768", "peso no lugar do escore": 0.192}
+ERRADAS_SIMETRIA = {"assimetria sem projeções": 0, "escore com as projeções": "1,768", "peso no lugar do escore": 0.192,
+                    "sem dividir por √d": "0,5"}
 
 
 def test_previsao_simetria_bate_com_a_conta_independente():
@@ -628,6 +649,7 @@ def test_previsao_simetria_bate_com_a_conta_independente():
     ida = sum(X[b, c] * X[s, c] for c in range(4)) / 2.0
     volta = sum(X[s, c] * X[b, c] for c in range(4)) / 2.0
     assert ida == volta == 0.25 == licao.PREVISAO_SIMETRIA.certo()
+    assert sum(X[s, c] * X[b, c] for c in range(4)) == 0.5  # o erro "sem dividir por √d"
 
 
 def test_previsao_simetria_tem_um_exemplo_por_erro():
@@ -646,7 +668,66 @@ def test_previsao_simetria_certa_de_varios_jeitos(previsao):
     assert corrigir_previsao(licao.PREVISAO_SIMETRIA, previsao).ok
 
 
-def test_previsao_simetria_pendente(capsys):
-    assert licao.check_previsao_simetria(None) is False
-    assert "⏳" in capsys.readouterr().out
-    assert corrigir_previsao(licao.PREVISAO_SIMETRIA, 0.5).erro == "valor"
+@pytest.mark.parametrize(("digitado", "ok", "erro"), [
+    ("0,25", True, None), ("0.25", True, None), (" 0,250 ", True, None),
+    ("0", False, "assimetria sem projeções"), ("1,768", False, "escore com as projeções"),
+    ("0,192", False, "peso no lugar do escore"), ("0,5", False, "sem dividir por √d"), ("1", False, "valor"),
+])
+def test_caixa_da_simetria_as_a_student_types(digitado, ok, erro):
+    c = licao.prever_simetria()
+    assert c.conferir(digitado) is ok and c.conferida and c.entrada.disabled
+    assert c.veredito.erro == erro
+    # a revelação explica com o escore de volta escrito (uma das pistas que a página não pode mostrar antes)
+    assert "salário → banco vale os mesmos 0,250" in c.mensagem.value
+
+
+def test_caixa_da_simetria_ignores_a_typo_and_an_empty_box():
+    c = licao.prever_simetria()
+    assert c.conferir("um quarto") is False and not c.conferida
+    assert c.conferir("") is False and not c.conferida
+    assert "A resposta" not in c.mensagem.value
+    assert c.conferir("0,25") is True
+
+
+def test_caixa_da_simetria_reveals_only_after_a_prediction(capsys):
+    c = licao.prever_simetria()
+    with c.revelar():
+        print("salário → banco: 0.250")
+    (revelacao,) = c._revelacoes
+    assert revelacao.lugar.outputs == () and "0.250" not in capsys.readouterr().out
+    c.conferir("0")
+    assert "0.250" in revelacao.lugar.outputs[0]["text"]
+
+
+def test_previsao_simetria_example_is_legible_and_the_clues_name_the_answer():
+    assert corrigir_previsao(licao.PREVISAO_SIMETRIA, ler_digitado(licao.PREVISAO_SIMETRIA.exemplo)).erro == "valor"
+    pistas = licao.PREVISAO_SIMETRIA.pistas_da_resposta()
+    # o enunciado dá o escore de ida (0,250), igual à resposta: "0,25" sozinho não pode ser pista
+    assert "0,25" not in pistas and "0.25" not in pistas
+    assert "salário → banco: 0.250" in pistas and all("salário → banco" in p or "simétrica" in p for p in pistas)
+
+
+def test_o_notebook_da_o_escore_de_ida_e_guarda_o_de_volta():
+    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    fontes = ["".join(c["source"]) for c in nb["cells"]]
+    enunciado = next(f for f in fontes if "licao.prever_simetria()" in f)
+    i = fontes.index(enunciado)
+    assert "0{,}250" in fontes[i - 1]  # o escore de ida, dado no enunciado
+    assert "with sua_previsao.revelar():" in fontes[i + 1]
+
+
+def test_autoatencao_names_a_d_k_taken_from_outside_the_function():
+    """Quem copia a linha da seção 2 (``/ np.sqrt(d_k)``, com o ``d_k = 3`` do notebook) passa nos casos de d_k = 3 e
+    erra no de d_k = 2: o corretor diz de onde veio o 3, e não aponta para a estabilidade."""
+    d_k = 3
+
+    def autoatencao(X, W_q, W_k, W_v):
+        Q, K, V = X @ W_q, X @ W_k, X @ W_v
+        z = Q @ K.T / np.sqrt(d_k)
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        pesos = e / e.sum(axis=-1, keepdims=True)
+        return pesos @ V, pesos
+
+    v = corrigir(licao.AUTOATENCAO, autoatencao)
+    assert not v.ok and v.erro == "d_k de fora da função", v.mensagem
+    assert "K.shape[-1]" in v.mensagem

@@ -324,6 +324,7 @@ def test_mecanismo_esqueleto_nao_quebra(capsys):
         (dict(escala="nenhuma"), "Faltou a escala"),
         (dict(escala="d"), "Você dividiu por d_head"),
         (dict(eixo=-2), "Softmax no eixo errado"),
+        (dict(eixo=0), "Softmax no eixo das cabeças (axis=0)"),
         (dict(dividir="sem transpor", juntar="sem transpor"), "e juntou com o reshape inverso"),
         (dict(dividir="sem transpor"), "A divisão em cabeças está errada"),
         (dict(juntar="sem transpor"), "mas a junção não"),
@@ -411,12 +412,42 @@ def test_o_esqueleto_do_notebook_tem_uma_chave_none_por_pergunta():
     assert ambiente["respostas"] == {p.numero: None for p in PERGUNTAS}
 
 
+def _opcional(c) -> bool:
+    return "aprofundamento" in c["metadata"].get("tags", [])
+
+
 def test_o_notebook_mostra_as_perguntas_a_partir_dos_dados():
     codigo = [_fonte(c) for c in _celulas() if c["cell_type"] == "code"]
-    assert any("licao.quiz_clicavel()" in c for c in codigo) and any("licao.quiz_em_html()" in c for c in codigo)
+    assert any("licao.quiz_clicavel(" in c for c in codigo) and any("licao.quiz_em_html(" in c for c in codigo)
     markdown = "\n".join(_fonte(c) for c in _celulas() if c["cell_type"] == "markdown")
     for p in PERGUNTAS:  # os enunciados não são copiados à mão no notebook (não têm como divergir)
         assert p.enunciado not in markdown
+
+
+def test_o_nucleo_tem_o_quiz_curto_e_o_resto_fica_no_bloco_opcional():
+    """O núcleo mostra as perguntas de PERGUNTAS_DO_NUCLEO (sem as que repetem os equívocos da seção 3); as
+    outras ficam num bloco opcional, clicáveis, com o caminho digitado do quiz inteiro."""
+    ambiente: dict = {}
+    quizzes = []
+    for c in _celulas():
+        if c["cell_type"] == "code" and "licao.quiz_clicavel(" in _fonte(c):
+            exec(_fonte(c).split("\n")[0], ambiente)  # a lista de perguntas, na primeira linha
+            quizzes.append((_opcional(c), _fonte(c)))
+    nucleo = [n for opcional, _f in quizzes if not opcional for n in ambiente["perguntas_do_nucleo"]]
+    assert [o for o, _f in quizzes] == [False, True]
+    assert tuple(ambiente["perguntas_do_nucleo"]) == licao.PERGUNTAS_DO_NUCLEO == tuple(nucleo)
+    assert tuple(ambiente["perguntas_opcionais"]) == licao.PERGUNTAS_OPCIONAIS
+    assert sorted(licao.PERGUNTAS_DO_NUCLEO + licao.PERGUNTAS_OPCIONAIS) == [p.numero for p in PERGUNTAS]
+    assert 6 <= len(licao.PERGUNTAS_DO_NUCLEO) <= 8
+    # as que repetem um equívoco da seção 3 (2 = equívoco 1, 4 = 4, 6 = 2, 8 = 5) não estão no quiz curto
+    assert not {2, 4, 6, 8} & set(licao.PERGUNTAS_DO_NUCLEO)
+    # no quiz curto, etapas diferentes: nenhuma repetida
+    notebooks = [p.notebook for p in licao.selecionar_perguntas(licao.PERGUNTAS_DO_NUCLEO)]
+    assert len(set(notebooks)) == len(notebooks)
+    # o caminho digitado (o quiz inteiro) e o exercício do mecanismo são opcionais
+    for c in _celulas():
+        if c["cell_type"] == "code" and ("licao.check_quiz(" in _fonte(c) or "licao.check_mecanismo(" in _fonte(c)):
+            assert _opcional(c), _fonte(c)
 
 
 def _solucoes():
@@ -425,12 +456,20 @@ def _solucoes():
 
 def test_as_solucoes_do_notebook_passam(capsys):
     blocos = _solucoes()
-    assert len(blocos) == 2
+    assert len(blocos) == 4
     ambiente = {"np": np, "licao": licao}
-    exec(blocos[0], ambiente)
+    exec(blocos[0], ambiente)                       # o quiz curto do núcleo
     assert ambiente["ok"] is True
-    assert set(ambiente["respostas"]) == set(GABARITO)
-    exec(blocos[1], ambiente)
+    assert tuple(ambiente["respostas_do_nucleo"]) == licao.PERGUNTAS_DO_NUCLEO
+    exec(blocos[1], ambiente)                       # o resto do quiz
+    assert ambiente["ok"] is True
+    assert tuple(ambiente["respostas_opcionais"]) == licao.PERGUNTAS_OPCIONAIS
+    capsys.readouterr()
+    exec(blocos[2], ambiente)                       # o gabarito inteiro, na rota digitada
+    assert ambiente["ok"] is True and "Você passou pelo mecanismo inteiro" in capsys.readouterr().out
+    # o gabarito inteiro é mesmo a junção das duas soluções
+    assert ambiente["respostas"] == {**ambiente["respostas_do_nucleo"], **ambiente["respostas_opcionais"]}
+    exec(blocos[3], ambiente)
     assert licao.check_mecanismo(ambiente["mecanismo"]) is True
     assert "Correto" in capsys.readouterr().out
 
@@ -456,6 +495,22 @@ def test_arredondar_errado_ou_com_menos_casas_nao_passa(resposta):
     assert licao.avaliar_resposta(_pergunta("somamos 10"), resposta)[0] == "errada"
 
 
+@pytest.mark.parametrize(("resposta", "trecho"), [
+    (0.7, "Arredonde para duas casas: 0,665… → 0,67."),
+    ("0,7", "Arredonde para duas casas: 0,665… → 0,67."),
+    ("0,66", "cortou as casas em vez de arredondar. Com duas casas: 0,665… → 0,67."),
+])
+def test_a_ideia_certa_mal_arredondada_recebe_o_arredondamento_e_nao_a_dica(resposta, trecho):
+    p = _pergunta("somamos 10")
+    situacao, mensagem = licao.avaliar_resposta(p, resposta)
+    assert situacao == "errada" and trecho in mensagem and p.dica not in mensagem, mensagem
+    situacao, mensagem = licao.avaliar_resposta(_pergunta("softmax online"), "0,14")
+    assert situacao == "errada" and "Arredonde para três casas: 0,1353… → 0,135." in mensagem
+    # um valor errado conhecido continua com o seu equívoco, e um número longe recebe a dica
+    assert "Equívoco: dividiu pela soma" in licao.avaliar_resposta(p, 0.5)[1]
+    assert p.dica in licao.avaliar_resposta(p, "0,25")[1]
+
+
 @pytest.mark.parametrize("resposta", [128, "128", "128 KiB", "128KiB", "128 kib", "131072 bytes", "131 072 bytes",
                                       "0,125 MiB", 128.0])
 def test_a_unidade_pedida_e_aceita(resposta):
@@ -467,6 +522,8 @@ def test_unidade_decimal_e_unidade_desconhecida_recebem_explicacao():
     p = _pergunta("em KiB")
     situacao, mensagem = licao.avaliar_resposta(p, "128 KB")
     assert situacao == "errada" and "KB é decimal" in mensagem and "1024" in mensagem
+    situacao, mensagem = licao.avaliar_resposta(p, "128 kb")       # b minúsculo: kilobits
+    assert situacao == "errada" and "kilobits" in mensagem and "128 kb = 15,625 KiB" in mensagem, mensagem
     situacao, mensagem = licao.avaliar_resposta(p, "128 metros")
     assert situacao == "errada" and "não entendi a unidade 'metros'" in mensagem
     situacao, mensagem = licao.avaliar_resposta(_pergunta("Quantas vezes maior"), "16 vezes")
@@ -609,17 +666,70 @@ def test_o_mapa_das_matrizes_com_sinal_e_divergente_e_legivel():
     assert img.get_cmap().name == licao.MAPA_DIVERGENTE == "RdBu_r"
 
 
-def test_previsao_k3_esticada():
+@pytest.mark.parametrize("previsao", [0.40, "0,40", "0,4", "0.40", 0.401, "0,4011", "40%", "40 %"])
+def test_previsao_k3_esticada_aceita_o_peso_escrito_de_varios_jeitos(previsao):
     from helpers.corretor import corrigir_previsao
 
+    assert corrigir_previsao(licao.PREVISAO_K3, previsao).ok, previsao
+
+
+@pytest.mark.parametrize(("digitado", "erro"), [
+    ("0,32", "o cosseno no lugar do produto escalar"),
+    ("0,64", "o peso dobra com o escore"),
+    ("0,46", "o peso antigo de k₁"),
+    ("0,42", "sem a escala √d"),
+    ("0,5", "o empate leva metade"),
+    ("50%", "o empate leva metade"),
+    ("0,25", "valor"),
+])
+def test_previsao_k3_esticada_nomeia_cada_equivoco(digitado, erro):
+    """Como o estudante escreve na caixa: cada erro típico recebe o seu nome, e o veredito revela a resposta."""
+    caixa = licao.prever_k3_esticada()
+    assert caixa.conferir(digitado) is False and caixa.conferida
+    assert caixa.veredito.erro == erro, caixa.veredito.mensagem
+    assert "A resposta: 0,401." in caixa.veredito.mensagem      # vírgula decimal na frase
+    assert caixa.entrada.disabled                                 # a primeira previsão legível é a que vale
+
+
+@pytest.mark.parametrize("digitado", ["", "   ", "quarenta", "0,4,1"])
+def test_previsao_k3_esticada_um_erro_de_digitacao_nao_revela(digitado):
+    caixa = licao.prever_k3_esticada()
+    assert caixa.conferir(digitado) is False and not caixa.conferida
+    assert "0,401" not in caixa.mensagem.value and "0.401" not in caixa.mensagem.value
+    assert caixa.conferir("0,40") is True and "previu certo" in caixa.mensagem.value
+
+
+def test_previsao_k3_esticada_os_erros_sao_distintos_e_o_exemplo_e_legivel():
+    from helpers.corretor import corrigir_previsao
+    from helpers.previsao import ler_digitado
+
     prev = licao.PREVISAO_K3
-    for certa in (0.40, "0,40", 0.401, "0,4011"):
-        assert corrigir_previsao(prev, certa).ok, certa
-    assert "A resposta: 0,401." in corrigir_previsao(prev, 0.4).mensagem  # vírgula decimal na frase
-    assert corrigir_previsao(prev, None).erro == "pendente"
     for erro in prev.erros:
         v = corrigir_previsao(prev, round(erro.resposta(), 2))
         assert not v.ok and v.erro == erro.nome, v.mensagem
+    # o exemplo da caixa é uma previsão legível, que não é a resposta nem um dos erros típicos
+    assert corrigir_previsao(prev, ler_digitado(prev.exemplo)).erro == "valor"
+    assert corrigir_previsao(prev, None).erro == "pendente"
+
+
+def test_previsao_k3_esticada_e_o_que_o_painel_e_a_conta_mostram():
+    p = licao.painel_mecanismo()
+    p.definir(k_x=1.0, k_y=1.0)
+    certo = licao.PREVISAO_K3.certo()
+    assert p.estado["pesos_q0"][2] == pytest.approx(certo) and p.estado["pesos_q0"][0] == pytest.approx(certo)
+    K = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    assert attention.softmax(K @ np.array([1.0, 0.0]) / np.sqrt(2))[2] == pytest.approx(certo)
+    # as pistas cobrem a resposta e o outro peso da linha, que a entregaria por subtração
+    assert {"0,401", "0.401", "0,198", "0.198"} <= set(licao.PREVISAO_K3.pistas_da_resposta())
+
+
+def test_o_notebook_usa_a_caixa_antes_do_painel_e_revela_so_no_bloco():
+    fontes = [_fonte(c) for c in _celulas()]
+    caixa = next(i for i, f in enumerate(fontes) if "licao.prever_k3_esticada()" in f)
+    painel = next(i for i, f in enumerate(fontes) if "licao.painel_mecanismo(" in f)
+    revelacao = next(i for i, f in enumerate(fontes) if "sua_previsao.revelar()" in f)
+    assert caixa < painel < revelacao
+    assert "K_longa" in fontes[revelacao]
 
 
 def test_a_figura_mostra_a_forma_inteira_de_q_que_a_celula_imprime():
@@ -627,6 +737,50 @@ def test_a_figura_mostra_a_forma_inteira_de_q_que_a_celula_imprime():
     fig = licao.figura_mecanismo(X, W_q, W_k, W_v, W_o, 2)
     textos = [t.get_text() for t in fig.axes[0].texts]
     assert any(t.startswith("Q = X W_q: (3, 4)") and "por cabeça: (3, 2)" in t for t in textos), textos
+
+
+def test_uma_parte_do_quiz_clicavel_digitado_e_em_texto():
+    nucleo = licao.PERGUNTAS_DO_NUCLEO
+    quiz = licao.quiz_clicavel(nucleo)
+    assert tuple(quiz.controles) == nucleo and f"0 de {len(nucleo)}" in quiz.placar.value
+    assert f"mostrando {len(nucleo)} de {len(nucleo)} perguntas" in quiz.mostrando.value
+    for n in nucleo:
+        assert quiz.responder(n, GABARITO[n]) == "certa"
+    assert f"{len(nucleo)} de {len(nucleo)}" in quiz.placar.value and "Todas certas" in quiz.placar.value
+    assert "mecanismo inteiro" not in quiz.placar.value
+    # o filtro do resto mostra só as perguntas opcionais de um notebook
+    resto = licao.quiz_clicavel(licao.PERGUNTAS_OPCIONAIS)
+    resto.filtro.value = "10"
+    visiveis = [n for n, b in resto.blocos.items() if b.layout.display != "none"]
+    assert visiveis == [p.numero for p in PERGUNTAS if p.notebook == "10" and p.numero in licao.PERGUNTAS_OPCIONAIS]
+    # cada bloco tem a classe com o seu número (os testes de navegador acham a pergunta por ela)
+    assert all(f"quiz-pergunta-{n}" in b._dom_classes for n, b in quiz.blocos.items())
+    # em texto
+    html = licao.quiz_em_html(nucleo).data
+    assert html.count("<p><b>") == len(nucleo)
+    texto = licao.texto_do_quiz(licao.PERGUNTAS_OPCIONAIS)
+    assert all(f"**{n}.**" in texto for n in licao.PERGUNTAS_OPCIONAIS) and "**1.**" not in texto
+
+
+def test_o_corretor_digitado_corrige_so_a_parte_pedida(capsys):
+    nucleo = licao.PERGUNTAS_DO_NUCLEO
+    ok, saida = True, ""
+    ok = licao.check_quiz({n: GABARITO[n] for n in nucleo}, perguntas=nucleo)
+    saida = capsys.readouterr().out
+    assert ok is True and f"{len(nucleo)} de {len(nucleo)}!" in saida and saida.count("Pergunta ") == len(nucleo)
+    # o gabarito inteiro, corrigido só no núcleo: as outras são avisadas, não corrigidas
+    ok = licao.check_quiz(dict(GABARITO), perguntas=nucleo)
+    saida = capsys.readouterr().out
+    assert ok is True and "não fazem parte desta correção" in saida
+    # uma pendente aparece como pendente
+    ok = licao.check_quiz({}, perguntas=[3])
+    assert ok is False and "Pergunta 3: ainda não respondida" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("perguntas", [[0], [20], [], "1, 5", [1.5], [True], 7])
+def test_uma_selecao_de_perguntas_invalida_e_recusada_em_portugues(perguntas):
+    with pytest.raises(ValueError, match="`perguntas` deve"):
+        licao.selecionar_perguntas(perguntas)
 
 
 def test_o_filtro_do_quiz_mostra_so_um_notebook():

@@ -12,6 +12,7 @@ from helpers.licoes.softmax import (
     check_jacobiano_softmax,
     check_softmax,  # noqa: F811
 )
+from helpers.previsao import ler_digitado
 from tests._corretor import confere_erro_nomeado
 
 # --- referência independente (não usa helpers.attention) --------------------------------------
@@ -110,6 +111,17 @@ def test_jacobiano_do_estado(painel):
     assert e["entropia"] == pytest.approx(math.log(3))
 
 
+def test_o_jacobiano_do_painel_diz_em_relacao_a_que(painel):
+    """O mapa e a tabela mostram ∂s/∂(z/T), a derivada na entrada da softmax; em relação ao escore z do slider
+    ela é J / T, que com T pequeno pode passar de 0,25 (a tabela diz as duas)."""
+    e = painel.definir(z1=0.707, z2=0.0, z3=0.354, temperatura=0.1)
+    ax_j = painel.fig.axes[1]
+    assert [t.get_text() for t in ax_j.get_xticklabels()] == ["z₁/T", "z₂/T", "z₃/T"]
+    assert "∂(z" in ax_j.get_title()
+    assert e["jacobiano_max"] == pytest.approx(0.028, abs=1e-3)
+    assert f"{e['jacobiano_max'] / 0.1:.3f}" == "0.284" and "÷ T: 0.284" in painel.texto.value
+
+
 def test_texto_acompanha_o_estado(painel):
     e = painel.definir(z1=-5.0, z2=5.0, z3=0.0, temperatura=0.5)
     assert f"{e['peso_max']:.3f}" in painel.texto.value
@@ -122,6 +134,7 @@ def test_variantes_do_painel():
     assert list(p.controles) == ["z1", "z2", "z3", "z4", "temperatura"]
     np.testing.assert_allclose(p.estado["pesos"], _softmax_ref([1, 2, 3, 4], 2.0))
     assert len(p.fig.axes) == 1
+    assert "jacobiano" not in p.texto.value and "∂" not in p.texto.value  # sem o mapa, nada de jacobiano na tabela
     with pytest.raises(ValueError, match="de 2 a 6 escores"):
         licao.painel_softmax(escores=(1.0,))
 
@@ -363,6 +376,44 @@ def test_check_softmax_names_the_mistake(fn, explicacao, capsys):
     assert "Correto" not in out
 
 
+def softmax_maximo_por_linha_soma_tudo(x, temperatura=1.0):
+    z = x / temperatura
+    e = np.exp(z - z.max(axis=-1, keepdims=True))  # o máximo certo, de cada linha...
+    return e / e.sum()                             # ...mas a soma do array inteiro
+
+
+def test_dividing_by_the_whole_sum_is_named_whatever_maximum_was_subtracted():
+    from helpers.corretor import corrigir
+
+    v = corrigir(licao.SOFTMAX, softmax_maximo_por_linha_soma_tudo)
+    assert v.erro == "normalizou pela matriz inteira", v.mensagem
+    assert "e.sum(axis=-1, keepdims=True)" in v.mensagem
+
+
+def test_a_missing_keepdims_is_explained_with_the_shapes(capsys):
+    def minha_softmax(x, temperatura=1.0):
+        z = x / temperatura
+        e = np.exp(z - np.max(z, axis=-1))  # sem keepdims: (2, 3) − (2,) não alinha
+        return e / np.sum(e, axis=-1)
+
+    assert check_softmax(minha_softmax) is False
+    out = capsys.readouterr().out
+    assert "keepdims=True" in out and "(2, 1)" in out and "@" not in out, out
+
+
+def test_the_grader_leaks_no_warning_into_the_students_output():
+    import warnings
+
+    def zeros(x, temperatura=1.0):  # linhas que somam 0: a conta dos erros não pode avisar nada
+        return np.zeros_like(np.asarray(x, dtype=float))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for fn in (zeros, softmax_maximo_por_linha_soma_tudo, softmax_sem_dividir, softmax_maximo_de_x,
+                   softmax_maximo_global):
+            assert check_softmax(fn) is False
+
+
 def test_check_softmax_reports_student_exception(capsys):
     def softmax_com_bug(x, temperatura=1.0):
         return np.exp(x) / undefined_name  # noqa: F821
@@ -454,7 +505,7 @@ ERRADAS_SOFTMAX = {
     "subtraiu o mínimo (instável)": softmax_menos_minimo,
     "um máximo só para o lote inteiro (instável)": softmax_maximo_global,
     "eixo errado": softmax_eixo_errado,
-    "normalizou pela matriz inteira": softmax_soma_tudo,
+    "normalizou pela matriz inteira": softmax_maximo_por_linha_soma_tudo,
     "sem exponenciar": softmax_sem_exp,
     "esqueceu de dividir pela soma": softmax_sem_dividir,
     "pesos que não somam 1": lambda x, temperatura=1.0: softmax_ok(x, temperatura) ** 2,
@@ -501,17 +552,56 @@ def test_previsao_dobro_nomeia_cada_equivoco(nome):
     assert "A resposta: 0,576" in v.mensagem
 
 
-@pytest.mark.parametrize("previsao", [0.576, "0,58", 0.5758, np.float32(0.58), "0.57600"])
+@pytest.mark.parametrize("previsao", [0.576, "0,58", 0.5758, np.float32(0.58), "0.57600", "0,57", "0,6", 0.55, 0.53,
+                                      "0,62"])
 def test_previsao_dobro_certa_de_varios_jeitos(previsao):
-    assert corrigir_previsao(licao.PREVISAO_DOBRO, previsao).ok
+    """Uma previsão de cabeça: de 0,53 a 0,62 ("sobe sem dobrar") vale, e o veredito traz o 0,576 exato."""
+    v = corrigir_previsao(licao.PREVISAO_DOBRO, previsao)
+    assert v.ok and "A resposta: 0,576." in v.mensagem, v.mensagem
 
 
-def test_previsao_dobro_pendente_e_texto_invalido(capsys):
-    assert licao.check_previsao_dobro(None) is False
-    out = capsys.readouterr().out
-    assert "⏳" in out and "0.576" not in out  # sem previsão, a resposta não aparece
+@pytest.mark.parametrize("previsao", [0.52, 0.63, 0.5, 0.8])
+def test_previsao_dobro_longe_demais_nao_vale(previsao):
+    assert corrigir_previsao(licao.PREVISAO_DOBRO, previsao).erro == "valor"
+
+
+def test_numero_de_cabeca_aceita_a_folga_e_nunca_menos_que_o_arredondamento():
+    f = licao.NumeroDeCabeca(casas=2, folga=0.05)
+    assert f.igual(0.62, 0.576) and f.igual(0.53, 0.576) and not f.igual(0.63, 0.576)
+    assert licao.NumeroDeCabeca(casas=2).igual(0.58, 0.576)  # sem folga: o arredondamento em duas casas
+    assert f.mostrar(0.576) == "0,576"
+
+
+def test_previsao_dobro_pendente_e_texto_invalido():
+    v = corrigir_previsao(licao.PREVISAO_DOBRO, None)
+    assert v.erro == "pendente" and "⏳" in v.mensagem and "0,576" not in v.mensagem  # sem previsão, nada revelado
     assert corrigir_previsao(licao.PREVISAO_DOBRO, "mais").erro == "tipo"
     assert corrigir_previsao(licao.PREVISAO_DOBRO, 0.7).erro == "valor"
+
+
+@pytest.mark.parametrize(("digitado", "ok", "erro"), [
+    ("0,576", True, None), ("0,58", True, None), ("0.576", True, None), (" 0,5758 ", True, None),
+    ("0,6", True, None), ("0,55", True, None), ("0,46", False, "multiplicar como somar"), ("0,5", False, "valor"),
+    ("0,91", False, "dobrou o peso"), ("0,455", False, "multiplicar como somar"),
+    ("0,39", False, "ficou mais espalhado"), ("1", False, "foi direto ao argmax"), ("0,7", False, "valor"),
+])
+def test_caixa_do_dobro_as_a_student_types(digitado, ok, erro):
+    c = licao.prever_dobro()
+    assert c.conferir(digitado) is ok and c.conferida and c.veredito.erro == erro
+    assert "0,576" in c.mensagem.value and c.entrada.disabled  # a revelação vem com o veredito
+
+
+def test_caixa_do_dobro_ignores_a_typo_and_an_empty_box():
+    c = licao.prever_dobro()
+    for digitado in ("", "mais ou menos", "0,5,7"):
+        assert c.conferir(digitado) is False and not c.conferida
+        assert "0,576" not in c.mensagem.value and "0.576" not in c.mensagem.value
+    assert c.conferir("0,58") is True
+
+
+def test_previsao_dobro_example_is_legible_and_clues_cover_the_answer():
+    assert corrigir_previsao(licao.PREVISAO_DOBRO, ler_digitado(licao.PREVISAO_DOBRO.exemplo)).erro == "valor"
+    assert {"0,576", "0.576"} <= set(licao.PREVISAO_DOBRO.pistas_da_resposta())
 
 
 # --- o padrão da linha toda mascarada (as peças que os corretores com máscara usam) ------------------

@@ -309,11 +309,30 @@ def test_previsao_v3_certa_de_varios_jeitos(previsao):
     assert corrigir_previsao(licao.PREVISAO_V3, previsao).ok
 
 
-def test_previsao_v3_bate_com_a_conta_e_o_esqueleto_nao_quebra(capsys):
+def test_previsao_v3_bate_com_a_conta_e_nao_revela_sem_previsao_legivel():
     # a resposta é a conta com os pesos arredondados do Exemplo 1 e também arredonda a conta exata
     _, saida = referencia(Q, K, [[10, 0], [0, 10], [5, -5]])
     assert round(float(saida[1]), 2) == licao.PREVISAO_V3.certo()
-    assert licao.check_previsao_v3(None) is False
-    assert "⏳" in capsys.readouterr().out
     assert corrigir_previsao(licao.PREVISAO_V3, 0.7).erro == "valor"
-    assert corrigir_previsao(licao.PREVISAO_V3, "meio").erro == "tipo"
+    for ilegivel in (None, "meio", "0,6,5"):
+        v = corrigir_previsao(licao.PREVISAO_V3, ilegivel)
+        assert v.erro in ("pendente", "tipo") and "0,65" not in v.mensagem, v.mensagem
+
+
+def test_caixa_da_previsao_v3_le_o_que_o_estudante_digita():
+    caixa = licao.prever_v3()
+    assert caixa.conferir("sessenta") is False and not caixa.conferida  # ilegível: pede outra
+    assert caixa.conferir("3,85") is False and caixa.conferida  # a primeira previsão legível é a que vale
+    assert caixa.veredito.erro == "a saída não muda" and "A resposta: 0,65" in caixa.mensagem.value
+    assert caixa.conferir("0,65") is False  # travada
+    assert licao.prever_v3().conferir(" 0,65 ") is True
+    assert licao.prever_v3().conferir("-1,6") is False
+    exemplo = licao.prever_v3()
+    assert exemplo.conferir(licao.PREVISAO_V3.exemplo) is False and exemplo.conferida  # legível, e não é a resposta
+
+
+def test_pistas_da_previsao_v3_cobrem_a_resposta_arredondada_e_a_exata():
+    _, saida = referencia(Q, K, [[10, 0], [0, 10], [5, -5]])
+    pistas = licao.PREVISAO_V3.pistas_da_resposta()
+    for texto in (f"{saida[1]:.2f}", f"{saida[1]:.3f}", f"{saida[1]:.4f}"):
+        assert texto in pistas and texto.replace(".", ",") in pistas

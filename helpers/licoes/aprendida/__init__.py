@@ -12,7 +12,7 @@ treinado em numpy com o gradiente escrito à mão, a análise das cabeças, os p
 - :mod:`.arquivo` — o modelo treinado que vem em ``data/`` (``python -m tools.treinar``);
 - :mod:`.figuras` e :mod:`.paineis` — as figuras, a vista das cabeças e o treino ao vivo;
 - :mod:`.corretores` — os exercícios de código (o gradiente da atenção, um passo de Adam);
-- :mod:`.previsoes` — as previsões (prever, depois conferir).
+- :mod:`.previsoes` — as caixas das previsões (prever, depois conferir).
 """
 
 from .analise import (
@@ -53,7 +53,7 @@ from .frases import (
     vocabulario,
 )
 from .paineis import EXEMPLOS, PainelTreino, PainelVistaCabecas, ler_frase, painel_treino, painel_vista_cabecas
-from .previsoes import PREVISAO_CAMADA, PREVISAO_DESLIGAR, check_previsao_camada, check_previsao_desligar
+from .previsoes import PREVISAO_CAMADA, PREVISAO_DESLIGAR, prever_camada, prever_desligar
 from .rede import (
     RECEITA_AO_VIVO,
     RECEITA_COMPLETA,
@@ -81,5 +81,5 @@ __all__ = [
     "figura_duas_vistas", "figura_frases", "figura_sujeito_atrator", "figura_vista_cabecas", "papeis_da_frase",
     "EXEMPLOS", "PainelTreino", "PainelVistaCabecas", "ler_frase", "painel_treino", "painel_vista_cabecas",
     "ADAM", "GRADIENTE_ATENCAO", "PREVISAO_CAMADA", "PREVISAO_DESLIGAR", "check_gradiente_atencao",
-    "check_passo_adam", "check_previsao_camada", "check_previsao_desligar", "diferencas_finitas",
+    "check_passo_adam", "diferencas_finitas", "prever_camada", "prever_desligar",
 ]

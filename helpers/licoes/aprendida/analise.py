@@ -4,7 +4,7 @@ Todas as medidas são médias sobre frases novas (geradas com uma semente difere
 
 - :func:`acuracia` — a fração de lacunas com a forma certa;
 - :func:`analisar_cabecas` — para cada camada e cabeça, o peso médio da lacuna no sintagma do sujeito,
-  no do atrator e no da abertura nominal, e outros comportamentos medidos em *todas* as palavras (olhar a palavra anterior,
+  no do atrator e no do distrator, e outros comportamentos medidos em *todas* as palavras (olhar a palavra anterior,
   a primeira palavra, a própria palavra, a vírgula); ao lado, o mesmo número para uma atenção
   uniforme, a referência de "não olha para nada em especial";
 - :func:`nomear_cabecas` — um nome para cada cabeça cujo número passa de um limiar declarado;
@@ -40,7 +40,7 @@ __all__ = ["MEDIDAS", "LIMIARES", "DICAS", "AnaliseCabecas", "DicasBertViz", "ac
 MEDIDAS: dict[str, str] = {
     "sujeito": "peso da lacuna no sintagma do sujeito (artigo + substantivo)",
     "atrator": "peso da lacuna no sintagma do atrator (artigo + substantivo)",
-    "distrator": "peso da lacuna na abertura nominal, 'segundo as vizinhas ,' (só frases que abrem assim)",
+    "distrator": "peso da lacuna no distrator, 'segundo as vizinhas ,' (só frases que têm um)",
     "lacuna": "peso da lacuna nela mesma",
     "anterior": "peso de cada palavra (da 2ª em diante) na palavra imediatamente anterior",
     "primeira": "peso de cada palavra na primeira palavra da frase",

@@ -14,6 +14,7 @@ import numpy as np
 
 from ...attention import scaled_dot_product_attention, softmax
 from ...corretor import Array, Caso, Erro, Exercicio, Formato, RespostaInvalida, Sequencia, conferir, corretor_de
+from ...formato import decimal
 from ..softmax import erros_de_estabilidade
 from .frases import Frase, gerar_frases
 from .rede import Receita, iniciar_modelo, perda_e_gradientes
@@ -386,7 +387,7 @@ def _perdas_de_referencia() -> np.ndarray:
 def _acerto_adam() -> str:
     perdas = _perdas_de_referencia()
     return (f"Correto! O seu passo dá os mesmos theta, m e v que o Adam que treinou o modelo deste notebook, e com "
-            f"ele 10 passos no mesmo lote de 16 frases levam a perda de {perdas[0]:.3f} para {perdas[-1]:.3f}.")
+            f"ele 10 passos no mesmo lote de 16 frases levam a perda de {decimal(perdas[0], 3)} para {decimal(perdas[-1], 3)}.")
 
 
 def _perda_nao_desceu(y: Any, _certo: Any, caso: Caso) -> bool:

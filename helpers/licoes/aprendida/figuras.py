@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from ... import plots
+from ...formato import decimal
 from ...plots import CORES
 from .analise import AnaliseCabecas
 from .frases import ARTIGOS, LACUNA, PREPOSICOES, PREPOSICOES_ABERTURA, SUBSTANTIVOS, Frase
@@ -119,7 +120,7 @@ def figura_frases(frases: Sequence[Frase], largura: float = 12.0) -> Figure:
             x += texto.get_window_extent(renderer).width / largura_px + espaco
         ax.text(x + 0.01, linha + 1, f"→  {f.alvo}", fontsize=tamanho, va="center", ha="left", color="black")
     legenda = [("sujeito", "sujeito (artigo + substantivo)"), ("atrator", "atrator"),
-               ("distrator", "abertura nominal (distrator)"), ("lacuna", f"{LACUNA} a lacuna")]
+               ("distrator", "distrator"), ("lacuna", f"{LACUNA} a lacuna")]
     x = 0.0
     for papel, rotulo in legenda:
         t = ax.text(x, 0, rotulo, fontsize=tamanho - 1, va="center", ha="left",
@@ -132,13 +133,13 @@ def figura_frases(frases: Sequence[Frase], largura: float = 12.0) -> Figure:
 
 def desenhar_sujeito_atrator(ax: Axes, analise: AnaliseCabecas, titulo: str = "") -> None:
     """Barras agrupadas, uma trinca por cabeça: o peso médio da lacuna no sujeito, no atrator e na
-    abertura nominal, com o valor escrito em cima e um traço no valor da atenção uniforme."""
+    distrator, com o valor escrito em cima e um traço no valor da atenção uniforme."""
     ax.clear()
     m, u = analise.medidas, analise.uniforme
     n_camadas, n_cabecas = m["sujeito"].shape
     cabecas = [(c, h) for c in range(n_camadas) for h in range(n_cabecas)]
     series = [("sujeito", "sujeito", COR_PAPEL["sujeito"], ""), ("atrator", "atrator", COR_PAPEL["atrator"], ""),
-              ("distrator", "abertura nominal (distrator)", COR_PAPEL["distrator"], "//")]
+              ("distrator", "distrator", COR_PAPEL["distrator"], "//")]
     largura = 0.26
     x = np.arange(len(cabecas))
     tamanho = mpl.rcParams["font.size"] - 1
@@ -149,7 +150,7 @@ def desenhar_sujeito_atrator(ax: Axes, analise: AnaliseCabecas, titulo: str = ""
         ax.bar(pos, valores, width=largura * 0.92, color=cor, label=rotulo, hatch=hachura, edgecolor="white", lw=0)
         for p, val_, (c, h) in zip(pos, valores, cabecas, strict=True):
             y = plots.altura_do_rotulo(ax, val_, u[nome][c, h], 0.015, tamanho)
-            ax.text(p, y, f"{val_:.2f}", ha="center", va="bottom", fontsize=tamanho)
+            ax.text(p, y, decimal(val_), ha="center", va="bottom", fontsize=tamanho)
             ax.plot([p - largura / 2, p + largura / 2], [u[nome][c, h]] * 2, color="black", lw=1.4, ls=":")
     ax.plot([], [], color="black", lw=1.4, ls=":", label="atenção uniforme")
     ax.set_xticks(x, [f"camada {c}\ncabeça {h}" for c, h in cabecas])
@@ -231,7 +232,7 @@ class VistaCabeca:
                     t.set_bbox(None)
             # os pesos que arredondam para 0.00 ficam em branco: menos texto para ler e para desenhar
             mostra = linha is not None and i < n and w[linha, i] >= 0.005
-            self.pesos[i].set_text(f"{w[linha, i]:.2f}" if mostra else "")
+            self.pesos[i].set_text(decimal(w[linha, i]) if mostra else "")
             self.pesos[i].set_visible(mostra)
         queries = range(n) if linha is None else [linha]
         segmentos, cores, larguras = [], [], []

@@ -17,9 +17,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ... import plots
+from ...formato import decimal
 from ...paineis import Painel, tabela
 from ...plots import CORES
-from .analise import AnaliseCabecas, acuracia, analisar_cabecas
+from .analise import AnaliseCabecas, acuracia, analisar_cabecas, porcento
 from .figuras import (
     CORES_CABECAS,
     Miniaturas,
@@ -147,15 +148,17 @@ class PainelVistaCabecas(Painel):
         peso_sujeito = float(pesos[c, h, lacuna, papeis["sujeito"]].sum())
         peso_atrator = float(pesos[c, h, lacuna, papeis["atrator"]].sum())
         linhas = [("frase", html.escape(" ".join(tokens))),
-                  ("o modelo escolhe", f"{previsao} (probabilidade {probs.max():.3f})")]
+                  ("o modelo escolhe", f"{previsao} (probabilidade {decimal(probs.max(), 3)})")]
         if papeis["sujeito"]:
             s = papeis["sujeito"]
             certo = ALVOS[ARTIGOS.index(tokens[s[0]])]
             linhas.append(("o sujeito (artigo + substantivo sem preposição antes)",
                            f"«{html.escape(' '.join(tokens[j] for j in s))}» → {certo} "
                            f"{'✅ o modelo concorda' if certo == previsao else '❌ o modelo erra'}"))
-            linhas.append((f"peso da lacuna na cabeça {c}·{h}",
-                           f"no sujeito {peso_sujeito:.2f}" + (f" · no atrator {peso_atrator:.2f}"
+            # a cabeça vai pelo nome dos sliders, não como «c·h»: o texto do painel não nomeia a cabeça da
+            # concordância antes da previsão da camada (os sliders, movidos, passam por ela)
+            linhas.append(("peso da lacuna na cabeça escolhida",
+                           f"no sujeito {decimal(peso_sujeito)}" + (f" · no atrator {decimal(peso_atrator)}"
                                                                if papeis["atrator"] else "")))
         else:
             linhas.append(("o sujeito", "não deduzi: a frase não tem exatamente um artigo + substantivo sem "
@@ -164,7 +167,7 @@ class PainelVistaCabecas(Painel):
             maior = int(np.argmax(pesos[c, h, escolhida]))
             linhas.append((f"«{html.escape(tokens[escolhida])}» olha mais para",
                            f"«{html.escape(tokens[maior])}» (posição {maior}, peso "
-                           f"{pesos[c, h, escolhida, maior]:.2f})"))
+                           f"{decimal(pesos[c, h, escolhida, maior])})"))
         aviso = (f"<p style='color:#D55E00;font-size:1.15em'><b>⚠️ {html.escape(self.erro_texto)}</b> (A figura "
                  "continua na última frase válida.)</p>") if self.erro_texto else ""
         return {"tokens": tokens, "pesos": pesos, "camada": c, "cabeca": h, "palavra": i,
@@ -371,9 +374,9 @@ class PainelTreino(Painel):
             nome, _treino, acc, analise = ultimo
             m = analise.medidas["sujeito"]
             c, h = np.unravel_index(int(np.argmax(m)), m.shape)
-            linhas += [("último treino", nome), (f"acurácia em {len(self.frases_medida)} frases novas", f"{acc:.1%}"),
+            linhas += [("último treino", nome), (f"acurácia em {len(self.frases_medida)} frases novas", porcento(acc)),
                        ("a cabeça que mais olha para o sujeito",
-                        f"{c}·{h}: {m[c, h]:.2f} no sujeito, {analise.medidas['atrator'][c, h]:.2f} no atrator")]
+                        f"{c}·{h}: {decimal(m[c, h])} no sujeito, {decimal(analise.medidas['atrator'][c, h])} no atrator")]
         return {"receita": replace(r, semente=s, passos=p), "treinos": [nome for nome, *_ in self.treinos],
                 "acuracia": None if ultimo is None else ultimo[2], "analise": None if ultimo is None else ultimo[3],
                 "perdas": None if ultimo is None else ultimo[1].perdas, "html": tabela(linhas)}
@@ -426,7 +429,7 @@ class PainelTreino(Painel):
                 inicio = time.perf_counter()
                 if inicio >= proximo[0] or passo == receita.passos:
                     curva.set_data(np.arange(1, len(perdas) + 1), perdas)
-                    self.rotulo.value = f"passo {passo} de {receita.passos} · perda {perda:.3f}"
+                    self.rotulo.value = f"passo {passo} de {receita.passos} · perda {decimal(perda, 3)}"
                     self.imagem.value = plots.png(self.fig)
                     # num computador lento o PNG demora mais: o redesenho nunca passa de ~1/5 do tempo
                     gasto = time.perf_counter() - inicio
@@ -435,7 +438,7 @@ class PainelTreino(Painel):
             treino = treinar(receita, frases=self._frases_treino, ao_passo=ao_passo)
             self.rotulo.value = "medindo as cabeças em frases novas…"
             self._registrar(nome, treino)
-            self.rotulo.value = f"pronto: {receita.passos} passos em {treino.segundos:.1f} s"
+            self.rotulo.value = f"pronto: {receita.passos} passos em {decimal(treino.segundos, 1)} s"
             self.atualizar()
             return treino
         finally:
@@ -454,7 +457,7 @@ def painel_treino(inicial: Treino | None = None, *, receita: Receita = RECEITA_A
                   passos: int | None = None, n_frases_medida: int = 300) -> PainelTreino:
     """O treino ao vivo: um botão "treinar", uma barra de progresso e a curva da perda, que cresce
     enquanto o modelo aprende (redesenhada algumas vezes por segundo); no fim, o peso de cada cabeça no
-    sujeito, no atrator e na abertura nominal, medido em ``n_frases_medida`` frases novas.
+    sujeito, no atrator e no distrator, medido em ``n_frases_medida`` frases novas.
 
     Controles: ``passos`` (100–1000; padrão: os de ``receita``, 400 na ``RECEITA_AO_VIVO``) e ``semente``
     (0–9: os pesos iniciais e a ordem dos lotes). ``inicial``, se dado (o treino curto do notebook), tem a sua

@@ -4,16 +4,18 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ...attention import multi_head_attention
-from ...corretor import Array, Caso, Erro, Exercicio, conferir, corretor_de
+from ...corretor import ERRO, Array, Caso, Erro, Exercicio, Veredito, corretor_de, corrigir
 
-__all__ = ["GERAR_GQA", "check_gerar_gqa"]
+__all__ = ["GERAR_GQA", "check_gerar_gqa", "corrigir_gerar_gqa"]
 
 
 def _gerar_gqa(X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray, n_heads: int, n_kv_heads: int, *,
@@ -106,6 +108,9 @@ def _erros_estabilidade_gqa() -> list[Erro]:
     return erros_de_estabilidade(_instavel_gqa)
 
 
+#: o erro de quem põe o token novo no cache depois da atenção (o nome que o guia do instrutor usa)
+NAO_SE_VE = "o token não se vê (cache atualizado depois)"
+
 GERAR_GQA = Exercicio(
     nome="gerar com o KV cache (GQA)",
     casos=_casos_gerar_gqa,
@@ -123,7 +128,7 @@ GERAR_GQA = Exercicio(
              "Na geração, o cache do passo t só tem os tokens 0 … t: a query do token t olha para eles e para "
              "nenhum outro.",
              resposta=_gerar_com(causal=False)),
-        Erro("o token não se vê (cache atualizado depois)",
+        Erro(NAO_SE_VE,
              "A query do token t olhou só para os tokens **anteriores**: você pôs a key e o value do token t no "
              "cache depois de calcular a atenção. Guarde primeiro a key e o value do token novo e só então faça a "
              "query dele olhar para o cache (que já o inclui).",
@@ -147,6 +152,55 @@ GERAR_GQA = Exercicio(
 )
 
 
+def _quebrou_com_cache_vazio(fn: Callable[..., Any]) -> tuple[Caso, BaseException] | None:
+    """O caso e a exceção, se ``fn`` quebra num caso com o cache ainda vazio: na hora do erro, uma variável
+    local de ``fn`` com "cache" no nome tem tamanho 0 (a query do token 0 não tinha nada para olhar — o
+    token novo entra no cache depois da atenção, ou nunca entra)."""
+    codigo = getattr(fn, "__code__", None)
+    if codigo is None:
+        return None
+    for caso in GERAR_GQA.casos():
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                fn(*copy.deepcopy(list(caso.entradas.values())))
+        except Exception as exc:  # noqa: BLE001 - é a exceção do estudante que queremos ler
+            tb = exc.__traceback__
+            while tb is not None:
+                if tb.tb_frame.f_code is codigo:
+                    for nome, valor in tb.tb_frame.f_locals.items():
+                        if "cache" in nome.lower() and not isinstance(valor, str):
+                            try:
+                                if len(valor) == 0:
+                                    return caso, exc
+                            except TypeError:
+                                continue
+                tb = tb.tb_next
+            return None
+    return None
+
+
+def corrigir_gerar_gqa(fn: Any) -> Veredito:
+    """Como :func:`helpers.corretor.corrigir` com :data:`GERAR_GQA`, mais um diagnóstico: se a função quebra com o
+    cache ainda vazio (o jeito mais comum de pôr a key e o value do token no cache **depois** da atenção), o
+    veredito é o erro "o token não se vê", em vez da exceção crua."""
+    veredito = corrigir(GERAR_GQA, fn)
+    if veredito.erro not in ("excecao", "forma") or not callable(fn):
+        return veredito
+    try:
+        achado = _quebrou_com_cache_vazio(fn)
+    except BaseException:  # noqa: BLE001 - o diagnóstico extra nunca vira traceback
+        return veredito
+    if achado is None:
+        return veredito
+    caso, exc = achado
+    return Veredito(False, f"{ERRO} No passo 0, a sua função quebrou com o cache ainda vazio ({type(exc).__name__}: "
+                           f"{exc}): a query do token 0 não tinha nenhuma key para olhar. O token também precisa se "
+                           "ver: no passo t, guarde primeiro a key e o value do token t no cache e só então faça a "
+                           f"query dele olhar para o cache (que já o inclui).\n(Isso apareceu {caso.descricao}.)",
+                    NAO_SE_VE)
+
+
 @corretor_de(GERAR_GQA)
 def check_gerar_gqa(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(X, W_q, W_k, W_v, n_heads, n_kv_heads)``: a geração passo a passo com um KV cache de
@@ -155,6 +209,9 @@ def check_gerar_gqa(fn: Callable[..., Any]) -> bool:
     ``causal=True``, ``n_kv_heads`` e ``W_o`` identidade).
 
     Casos: GQA 4/2 e 6/3, MQA e MHA, mais o padrão de estabilidade (escores na casa dos milhares e
-    entrada em float32). Reconhece cada erro de :data:`GERAR_GQA`.
+    entrada em float32). Reconhece cada erro de :data:`GERAR_GQA` — inclusive "o token não se vê" quando ele
+    faz a função quebrar no passo 0, com o cache vazio (:func:`corrigir_gerar_gqa`).
     """
-    return conferir(GERAR_GQA, fn)
+    veredito = corrigir_gerar_gqa(fn)
+    print(veredito.mensagem)
+    return veredito.ok

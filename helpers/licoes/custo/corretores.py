@@ -95,6 +95,8 @@ def _casos_combinar() -> list[Caso]:
              {"estado_a": _estado_de([4.0, 0.5], v[:2]), "estado_b": _estado_de([1.0, 2.0], v[2:])}),
         Caso("no primeiro bloco (o estado vazio (-inf, 0, 0) com o bloco [5, 2])",
              {"estado_a": _VAZIO, "estado_b": _estado_de([5.0, 2.0], v[2:])}),
+        # com uma máscara, um bloco inteiro pode não ter nenhuma key visível: o seu estado também é o vazio
+        Caso("com os dois estados vazios (-inf, 0, 0)", {"estado_a": _VAZIO, "estado_b": _VAZIO}),
     ]
     # bloco a bloco, em escores perto de 1000: cada passo junta o estado (certo) dos blocos anteriores ao novo
     z, vs = _blocos_grandes()
@@ -137,11 +139,22 @@ def _maximo_errado(y: Any, certo: tuple, _caso: Caso) -> bool:
     return not math.isclose(_ESTADO.normalizar(y)[0], certo[0], rel_tol=_ESTADO.tol, abs_tol=1e-12)
 
 
-def _nao_finito_no_vazio(y: Any, _certo: tuple, caso: Caso) -> bool:
-    if math.isfinite(caso.entradas["estado_a"][0]):
-        return False  # só o estado vazio tem este erro
+def _nao_finito(y: Any) -> bool:
     _m, l_, acc = _ESTADO.normalizar(y)
     return not (math.isfinite(l_) and np.all(np.isfinite(acc)))
+
+
+def _nao_finito_no_vazio(y: Any, _certo: tuple, caso: Caso) -> bool:
+    m_a, m_b = caso.entradas["estado_a"][0], caso.entradas["estado_b"][0]
+    if math.isfinite(m_a) or not math.isfinite(m_b):
+        return False  # só o estado vazio com um estado de verdade (os dois vazios têm um erro próprio)
+    return _nao_finito(y)
+
+
+def _nao_finito_nos_dois_vazios(y: Any, _certo: tuple, caso: Caso) -> bool:
+    if math.isfinite(caso.entradas["estado_a"][0]) or math.isfinite(caso.entradas["estado_b"][0]):
+        return False
+    return _nao_finito(y) or math.isnan(_ESTADO.normalizar(y)[0])
 
 
 def _acerto_combinar() -> str:
@@ -168,6 +181,11 @@ COMBINAR_ESTADOS = Exercicio(
              "Com o estado vazio, l ou acc saíram NaN ou inf. No estado vazio m_a = -inf, e e^(m_a − m) = e^(-inf) = 0: "
              "o estado vazio some da soma sozinho. Não divida por l_a nem calcule m − m_a (que dá +inf).",
              quando=_nao_finito_no_vazio),
+        Erro("NaN com os dois vazios",
+             "Com os **dois** estados vazios, l ou acc saíram NaN. Aí m = max(-inf, -inf) = -inf, e m_a − m = "
+             "-inf − (-inf) não é um número: e^(NaN) = NaN. Acontece de verdade quando uma máscara esconde todas as "
+             "keys de um bloco. Se m for -inf, não há nada a juntar: devolva um dos estados.",
+             quando=_nao_finito_nos_dois_vazios),
         Erro("antigo sem reescalar",
              "Você esqueceu de reescalar o estado **antigo** (a). Quando o bloco novo traz um máximo maior, o que já "
              "estava somado em l_a e acc_a foi medido a partir de m_a, que deixou de ser o máximo: multiplique l_a "
@@ -215,10 +233,11 @@ def check_combinar_estados(fn: Callable[[tuple, tuple], Any]) -> bool:
 
     A tripla pode vir como tupla ou lista, com ``m`` e ``l`` de qualquer tipo numérico. Casos: o bloco
     novo traz o maior escore; o bloco antigo tem o maior escore; o primeiro bloco (o estado vazio
-    ``(-inf, 0, 0)`` com um estado de verdade); e os três passos da função aplicada bloco a bloco em
+    ``(-inf, 0, 0)`` com um estado de verdade); os dois estados vazios (um bloco sem nenhuma key visível); e
+    os três passos da função aplicada bloco a bloco em
     escores perto de 1000 (cada passo parte do estado certo dos blocos anteriores), cujo ``acc / l`` final é
     a atenção exata. Reconhece cada erro de :data:`COMBINAR_ESTADOS`: o máximo errado, NaN/inf com o estado
-    vazio, o estado antigo ou o novo sem reescalar, nenhum reescalado, ``acc`` sem reescalar (e ``l``
+    vazio (com um estado de verdade, ou com os dois vazios), o estado antigo ou o novo sem reescalar, nenhum reescalado, ``acc`` sem reescalar (e ``l``
     também), o sinal trocado no expoente (``e^(m − m_a)``) e a divisão por ``l`` cedo demais (do total ou
     de cada estado).
     """

@@ -1,5 +1,6 @@
-"""Notebook ``custo_quadratico``: a figura do painel de custo — o padrão de pares ``(query, key)`` que cada
-método calcula e as curvas log-log de operações e de memória.
+"""Notebook ``custo_quadratico``: as figuras — o tempo medido da atenção exata contra a reta de inclinação 2,
+os pesos de uma query na softmax e na atenção linear, e a figura do painel de custo (o padrão de pares
+``(query, key)`` que cada método calcula e as curvas log-log de operações e de memória).
 """
 
 from __future__ import annotations
@@ -11,9 +12,45 @@ import numpy as np
 from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
+from ...formato import decimal, subscrito
 from ...plots import CORES, MAPA
+from .medidas import marcas_em_ms
 
-__all__ = ["ESTILO_METODOS", "NOMES_METODOS", "FiguraCusto"]
+__all__ = ["ESTILO_METODOS", "NOMES_METODOS", "FiguraCusto", "desenhar_pesos", "desenhar_tempos"]
+
+
+def desenhar_tempos(ax: Axes, ns: ArrayLike, tempos: ArrayLike, inclinacao: float) -> None:
+    """Os ``tempos`` medidos (em segundos) da atenção exata para cada ``n`` de ``ns``, em milissegundos, num
+    log-log de base 2, com a reta de inclinação 2 que passa pelo último ponto e marcas de ×4 no eixo y; o título
+    traz a ``inclinacao`` ajustada, com vírgula decimal.
+    Uso: ``fig, ax = plt.subplots(figsize=(7, 4))``, esta função, ``plt.show()``."""
+    ns = np.asarray(ns, dtype=float)
+    ms = 1000 * np.asarray(tempos, dtype=float)
+    referencia = ms[-1] * (ns / ns[-1]) ** 2.0
+    ax.loglog(ns, ms, "o-", base=2, color=CORES["k"], label="atenção exata (medida)")
+    ax.loglog(ns, referencia, "--", base=2, color=CORES["neutro"], label="inclinação 2 (referência)")
+    ax.set_xticks(ns, [f"{n:g}" for n in ns])
+    marcas_em_ms(ax, ms, referencia)  # 0,25, 1, 4, 16… ms: cada marca, × 4
+    ax.set_xlabel("n (tokens)")
+    ax.set_ylabel("tempo (ms)")
+    ax.set_title(f"tempo medido: inclinação ≈ {decimal(inclinacao)}")
+    ax.legend()
+
+
+def desenhar_pesos(ax: Axes, pesos_softmax: ArrayLike, pesos_linear: ArrayLike) -> None:
+    """Os pesos de uma query contra ``n`` keys, em barras lado a lado: a softmax (exata) e a atenção linear
+    (``φ = elu + 1``), com a linha do peso uniforme ``1/n``.
+    Uso: ``fig, ax = plt.subplots(figsize=(8, 3.6))``, esta função, ``plt.show()``."""
+    pesos_softmax, pesos_linear = np.asarray(pesos_softmax), np.asarray(pesos_linear)
+    n = pesos_softmax.shape[-1]
+    x = np.arange(n)
+    ax.bar(x - 0.2, pesos_softmax, width=0.4, color=CORES["k"], label="softmax (exata)")
+    ax.bar(x + 0.2, pesos_linear, width=0.4, color=CORES["v"], label="linear, φ = elu + 1")
+    ax.axhline(1 / n, color=CORES["neutro"], ls="--", lw=1.2, label=f"uniforme (1/{n})")
+    ax.set_xticks(x, [f"k{subscrito(j)}" for j in x])
+    ax.set_ylabel("peso")
+    ax.set_title("os pesos da query 0: a linear espalha mais")
+    ax.legend()
 
 
 #: cor e estilo de linha de cada método nas curvas de custo. Nas operações, a curva "por blocos" cai

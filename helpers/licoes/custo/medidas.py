@@ -1,5 +1,6 @@
-"""Notebook ``custo_quadratico``: medir o custo — cronometrar com tudo num núcleo só, o tempo de uma camada
-recorrente, as marcas em milissegundos dos gráficos de tempo e os bytes escritos com vírgula decimal.
+"""Notebook ``custo_quadratico``: medir o custo — cronometrar com tudo num núcleo só, o pico de memória de
+uma chamada, o tempo de uma camada recorrente, as marcas em milissegundos dos gráficos de tempo e os bytes
+escritos com vírgula decimal.
 """
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+import tracemalloc
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,12 +18,12 @@ from numpy.typing import ArrayLike
 
 from ...formato import bytes_legiveis
 
-__all__ = ["bytes_na_prosa", "cronometrar", "marcas_em_ms", "tempo_rnn", "um_nucleo"]
+__all__ = ["bytes_na_prosa", "cronometrar", "marcas_em_ms", "pico_de_memoria", "tempo_rnn", "um_nucleo"]
 
 
 def marcas_em_ms(ax: Axes, *tempos_ms: ArrayLike) -> None:
     """Marcas legíveis no eixo y (logarítmico) de um gráfico de tempos em milissegundos: as potências de 4
-    (0.25, 1, 4, 16, 64…) dentro da faixa dos ``tempos_ms`` — cada marca é um "andar" de ×4, o que um custo
+    (0,25, 1, 4, 16, 64…) dentro da faixa dos ``tempos_ms`` — cada marca é um "andar" de ×4, o que um custo
     quadrático sobe quando ``n`` dobra. Sem as marcas menores."""
     from matplotlib.ticker import NullLocator
 
@@ -31,7 +33,7 @@ def marcas_em_ms(ax: Axes, *tempos_ms: ArrayLike) -> None:
         return
     baixo, alto = math.ceil(math.log(todos.min(), 4)), math.floor(math.log(todos.max(), 4))
     marcas = 4.0 ** np.arange(baixo, max(alto, baixo) + 1)
-    ax.set_yticks(marcas, [f"{m:g}" for m in marcas])
+    ax.set_yticks(marcas, [f"{m:g}".replace(".", ",") for m in marcas])  # vírgula decimal: 0,25
     ax.yaxis.set_minor_locator(NullLocator())
 
 
@@ -74,6 +76,19 @@ def cronometrar(f: Callable[..., Any], *args: Any, repeticoes: int = 5) -> float
             f(*args)
             melhor = min(melhor, time.perf_counter() - inicio)
     return melhor
+
+
+def pico_de_memoria(f: Callable[..., Any], *args: Any) -> int:
+    """O maior número de bytes alocados ao mesmo tempo durante ``f(*args)`` (o pico que o :mod:`tracemalloc`, do
+    Python, registra; o numpy informa a ele cada array que aloca), com tudo num núcleo só (:func:`um_nucleo`:
+    em paralelo, cada núcleo teria o seu bloco de trabalho)."""
+    with um_nucleo():
+        tracemalloc.start()
+        try:
+            f(*args)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
 
 
 def tempo_rnn(n: int, d: int = 64, seed: int = 0) -> float:

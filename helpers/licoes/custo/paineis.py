@@ -30,7 +30,8 @@ def painel_custo(n: int = 1024, janela: int = 16, bloco: int = 128, metodo: str 
 
     Controles: ``n`` (potências de dois de 16 a 131072), a janela ``w`` da atenção local (cada lado),
     o tamanho ``B`` do bloco da atenção por blocos, o método mostrado no padrão e a máscara causal.
-    À esquerda, os pares ``(query, key)`` que o método calcula (:func:`helpers.efficient.computed_pairs`); no meio e à
+    À esquerda, os pares ``(query, key)`` que o método calcula (:func:`helpers.efficient.computed_pairs`; na
+    local, os da faixa, sem o resto do retângulo que :func:`helpers.efficient.local_attention` calcula e descarta); no meio e à
     direita, operações e memória de trabalho (float32) de cada método em função de ``n``
     (de :func:`helpers.efficient.attention_costs`), com o ``n`` atual marcado.
     Estado: ``n``, ``d``, ``janela``, ``bloco``, ``metodo``, ``causal``, ``custos`` (o dicionário de
@@ -91,7 +92,9 @@ def painel_custo(n: int = 1024, janela: int = 16, bloco: int = 128, metodo: str 
                 f"<table>{corpo}</table>"
                 "<div style='color:#555;font-size:0.9em'>No padrão, cada célula resume um quadrado de pares (query, "
                 "key): amarelo = calculado e usado; verde-azulado = calculado e descartado pela máscara; roxo = nem "
-                "calculado. Memória de trabalho: o que a conta guarda ao mesmo tempo além "
+                "calculado. Os escores da local são os pares da faixa: efficient.local_attention calcula, para "
+                "cada bloco de queries, um retângulo que contém a faixa e descarta o que sobra (alguns escores a "
+                "mais, também em número linear em n). Memória de trabalho: o que a conta guarda ao mesmo tempo além "
                 "de q, k, v e da saída — a matriz de pesos (exata), um bloco de queries contra a faixa de keys que "
                 "ele vê (local, como efficient.local_attention faz, um bloco por vez), φ(K)ᵀV e φ(K)ᵀ1 (linear), "
                 "um bloco B × B e o máximo e a soma corridos de B queries (por blocos).</div></div>")

@@ -111,7 +111,7 @@ ATENCAO_MASCARA = Exercicio(
     casos=_casos_atencao_mascarada,
     certo=_atencao_mascarada_certa,
     formato=SaidaComLinhasLivres(),
-    acerto="Correto! Os escores proibidos viram -inf **antes** da softmax (peso exatamente 0, em qualquer escala de "
+    acerto="Correto! Os escores proibidos viram -inf (ou um número muito negativo) **antes** da softmax (peso exatamente 0, em qualquer escala de "
            "escores), a softmax é estável por linha e a query sem nenhuma key permitida sai finita, sem NaN.",
     erros=[
         *livrar(erros_de_estabilidade(lambda trocar, q, K, V, mask=None: _atencao_mascarada(q, K, V, mask, trocar=trocar)),

@@ -1,4 +1,4 @@
-"""Lição "Projeções Q, K, V" (notebook ``projecoes_qkv``): o exemplo do "banco" (figura e painel) e os corretores das projeções, da autoatenção e da previsão do notebook.
+"""Lição "Projeções Q, K, V" (notebook ``projecoes_qkv``): o exemplo do "banco" (figura e painel) e os corretores das projeções e da autoatenção e a caixa da previsão do notebook.
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige. É um pacote porque a lição passou do tamanho de um módulo; o notebook usa só este nome
@@ -10,7 +10,7 @@ mostra e corrige. É um pacote porque a lição passou do tamanho de um módulo;
 - :mod:`.corretores_projecoes` — o exercício 1: as três projeções;
 - :mod:`.corretores_autoatencao` — o exercício 2: a autoatenção de uma frase;
 - :mod:`.comum` — o que esses dois corretores compartilham (o formato rotulado, os nomes das ``W``);
-- :mod:`.previsoes` — a previsão: o escore de volta sem projeções.
+- :mod:`.previsoes` — a caixa da previsão: o escore de volta sem projeções.
 """
 
 from .banco import DIMENSOES_BANCO, EMBEDDINGS_BANCO, FRASE_DINHEIRO, FRASE_PRACA, matrizes_banco
@@ -18,7 +18,7 @@ from .corretores_autoatencao import AUTOATENCAO, check_autoatencao
 from .corretores_projecoes import PROJECOES, check_projecoes
 from .figuras import FiguraBanco, desenhar_pesos, eixos_banco, figura_banco
 from .paineis import painel_projecoes
-from .previsoes import PREVISAO_SIMETRIA, check_previsao_simetria
+from .previsoes import PREVISAO_SIMETRIA, prever_simetria
 
 __all__ = [
     "DIMENSOES_BANCO", "EMBEDDINGS_BANCO", "FRASE_DINHEIRO", "FRASE_PRACA", "matrizes_banco",
@@ -26,5 +26,5 @@ __all__ = [
     "painel_projecoes",
     "PROJECOES", "check_projecoes",
     "AUTOATENCAO", "check_autoatencao",
-    "PREVISAO_SIMETRIA", "check_previsao_simetria",
+    "PREVISAO_SIMETRIA", "prever_simetria",
 ]

@@ -88,9 +88,13 @@ def _casos_autoatencao() -> list[Caso]:
     Ws1 = tuple(rng.integers(-2, 3, size=(4, 3)).astype(float) * 0.5 for _ in range(3))
     X2 = rng.normal(size=(6, 4))
     Ws2 = (rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2)))
+    # d_k = 2: quem escreve √3 (o d_k = 3 da seção 2, de fora da função) erra aqui, com nome
+    X3 = rng.normal(size=(4, 4))
+    Ws3 = (rng.normal(size=(4, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 3)))
     return [
         _caso_autoatencao("com X (5, 4) e as três W (4, 3)", X1, Ws1),
         _caso_autoatencao("com X (6, 4), W_q e W_k (4, 3) e W_v (4, 2)", X2, Ws2),
+        _caso_autoatencao("com X (4, 4), W_q e W_k (4, 2) e W_v (4, 3): d_k = 2", X3, Ws3),
         _caso_autoatencao("com escores enormes (o primeiro X multiplicado por 30)", 30.0 * X1, Ws1),
         *_casos_estabilidade_autoatencao(),
     ]
@@ -124,6 +128,31 @@ def _tem_nao_finito(y: Any, _certo: tuple, _caso: Caso) -> bool:
     return any(not np.all(np.isfinite(_ARRAY.normalizar(p))) for p in partes)
 
 
+def _pesos_sem_keepdims(no_maximo: bool) -> Callable[[Any, tuple, Caso], bool]:
+    """O ``quando`` do ``keepdims=True`` esquecido: os pesos devolvidos são os de uma softmax feita à mão
+    com a redução (o máximo, se ``no_maximo``; senão, a soma) sem ``keepdims`` — que não dá erro nenhum,
+    porque a matriz de escores é quadrada: o numpy estende ``(n,)`` como uma **linha**, e a coluna ``j``
+    recebe o máximo (ou a soma) da linha ``j``. Não se aplica a respostas com NaN ou inf (a do NaN é outra)."""
+    def quando(y: Any, _certo: tuple, caso: Caso) -> bool:
+        if not (isinstance(y, (tuple, list)) and len(y) == 2):
+            raise ValueError("não é um par")
+        pesos = _ARRAY.normalizar(y[1])
+        if not np.all(np.isfinite(pesos)):
+            raise ValueError("não finita")
+        Q, K, _ = _qkv(*(np.asarray(caso.entradas[k], dtype=float) for k in ("X", *_MATRIZES)))
+        z = Q @ K.T / math.sqrt(K.shape[-1])
+        with np.errstate(all="ignore"):
+            if no_maximo:
+                e = np.exp(z - z.max(axis=-1))
+                variantes = [e / e.sum(axis=-1, keepdims=True)]
+            else:
+                variantes = [e / e.sum(axis=-1) for e in (np.exp(z - z.max(axis=-1, keepdims=True)),
+                                                            np.exp(z - z.max(axis=-1)), np.exp(z))]
+        return any(v.shape == pesos.shape and np.all(np.isfinite(v)) and _ARRAY.igual(pesos, v) for v in variantes)
+
+    return quando
+
+
 def _explica_forma_autoatencao(X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray) -> str:
     n, d_model = X.shape
     d_k, d_v = W_k.shape[1], W_v.shape[1]
@@ -142,9 +171,9 @@ AUTOATENCAO = Exercicio(
     casos=_casos_autoatencao,
     certo=_autoatencao_certa,
     formato=_PAR,
-    acerto="Correto! Projeções Q = X @ W_q, K = X @ W_k, V = X @ W_v, escores Q Kᵀ / √d_k (d_k = 3, não d_model = 4), "
-           "softmax estável em cada linha (escores a milhares de distância e float32 não estouram) e saídas pesos @ V: "
-           "é a autoatenção de uma frase inteira, sem laço.",
+    acerto="Correto! Projeções Q = X @ W_q, K = X @ W_k, V = X @ W_v, escores Q Kᵀ / √d_k (o tamanho das keys, não "
+           "d_model), softmax estável em cada linha (escores a milhares de distância e float32 não estouram) e saídas "
+           "pesos @ V: é a autoatenção de uma frase inteira.",
     erros=[
         *erros_de_estabilidade(lambda trocar, X, W_q, W_k, W_v: _autoatencao_com(trocar, X, W_q, W_k, W_v)),
         Erro("NaN ou inf na resposta",
@@ -158,6 +187,13 @@ AUTOATENCAO = Exercicio(
                                  f"projeção: √d_k = √{_d_k(W_k)} ≈ {decimal(math.sqrt(_d_k(W_k)), 2)}. Pegue d_k de "
                                  "K.shape[-1] (ou W_k.shape[1]), não de X.shape[1].",
              resposta=_saida_com(lambda Q, K, V, X, r: softmax(Q @ K.T / math.sqrt(X.shape[-1]))), formato=_SAIDA),
+        Erro("d_k de fora da função",
+             lambda W_k, **_: f"Você dividiu por √3 mesmo com d_k = {_d_k(W_k)}: o d_k veio de fora da função (o "
+                              "`d_k = 3` do notebook?) ou foi escrito à mão. Pegue o tamanho das keys de dentro: "
+                              "d_k = K.shape[-1].",
+             resposta=lambda X, W_q, W_k, W_v: None if _d_k(W_k) == 3 else
+             _saida_com(lambda Q, K, V, X, r: softmax(Q @ K.T / math.sqrt(3)))(X, W_q, W_k, W_v),
+             formato=_SAIDA),
         Erro("sem escala",
              "Você esqueceu de escalar: os escores Q Kᵀ devem ser divididos por √d_k antes da softmax.",
              resposta=_saida_com(lambda Q, K, V, X, r: softmax(Q @ K.T)), formato=_SAIDA),
@@ -171,6 +207,18 @@ AUTOATENCAO = Exercicio(
              "Softmax calculada no eixo errado: os pesos de cada **query** (cada linha de Q Kᵀ) devem somar 1, então a "
              "softmax age sobre o último eixo (axis=-1, as keys), não sobre as queries (as colunas).",
              resposta=_saida_com(lambda Q, K, V, X, r: softmax(Q @ K.T / r, axis=0)), formato=_SAIDA),
+        Erro("faltou keepdims=True na soma",
+             "As linhas dos seus pesos não somam 1: faltou keepdims=True na soma? Sem ele, e.sum(axis=-1) tem "
+             "forma (n,), e o numpy a estende como uma **linha**: a coluna j é dividida pela soma da linha j — sem "
+             "erro nenhum, porque a matriz de escores é quadrada. Com e.sum(axis=-1, keepdims=True), a soma fica "
+             "(n, 1) e cada linha é dividida pela sua própria soma. (O mesmo vale para o máximo.)",
+             quando=_pesos_sem_keepdims(no_maximo=False)),
+        Erro("faltou keepdims=True no máximo",
+             "Cada linha dos seus pesos soma 1, mas as proporções estão erradas: faltou keepdims=True no máximo? "
+             "Sem ele, escores.max(axis=-1) tem forma (n,), e o numpy a estende como uma **linha**: da coluna j sai o "
+             "máximo da linha j — sem erro nenhum, porque a matriz é quadrada —, e cada linha perde números "
+             "diferentes em cada posição. Use escores.max(axis=-1, keepdims=True), de forma (n, 1).",
+             quando=_pesos_sem_keepdims(no_maximo=True)),
         Erro("sem softmax",
              "Faltou a softmax: os escores escalados precisam virar pesos positivos que somam 1 em cada linha.",
              resposta=_saida_com(lambda Q, K, V, X, r: Q @ K.T / r), formato=_SAIDA),
@@ -235,8 +283,9 @@ def check_autoatencao(fn: Callable[..., Any]) -> bool:
     enormes) e o padrão de estabilidade da coleção (linhas de escores a milhares de distância, uma linha
     muito espalhada, float32). Reconhece cada erro de :data:`AUTOATENCAO`: softmax instável (sem
     subtrair o máximo, subtraindo o mínimo, um máximo só para a matriz inteira), escala por ``√d_model``
-    em vez de ``√d_k``, sem escala, por ``d_k``, vezes ``√d_k``, softmax no eixo errado, sem softmax,
-    keys somadas no lugar dos values, ``X`` no lugar de ``V`` (ou de Q, K e V), K e V trocados, Q e K
+    em vez de ``√d_k``, sem escala, por ``d_k``, vezes ``√d_k``, softmax no eixo errado, o
+    ``keepdims=True`` esquecido (na soma ou no máximo de uma softmax feita à mão), sem softmax, keys
+    somadas no lugar dos values, ``X`` no lugar de ``V`` (ou de Q, K e V), K e V trocados, Q e K
     trocados, ``W_q`` usada também para K, só a saída devolvida, o par na ordem trocada, os pesos
     transpostos e os escores no lugar dos pesos; os erros de forma (``W @ X``, ``Q @ K`` sem transpor)
     são explicados com as formas do caso.

@@ -1,4 +1,4 @@
-"""Notebook ``projecoes_qkv``: a previsão (prever, depois conferir) — o escore de salário → banco sem
+"""Notebook ``projecoes_qkv``: a caixa da previsão (prever, depois conferir) — o escore de salário → banco sem
 projeções (``Q = K = X``), igual ao de banco → salário, porque o produto escalar é simétrico.
 """
 
@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from ...attention import softmax
-from ...corretor import Erro, NumeroAproximado, Previsao, conferir_previsao, corretor_de
+from ...corretor import Erro, NumeroAproximado, Previsao, corretor_de
+from ...previsao import CaixaDePrevisao, caixa
 from .banco import EMBEDDINGS_BANCO, FRASE_DINHEIRO, matrizes_banco
 
-__all__ = ["PREVISAO_SIMETRIA", "check_previsao_simetria"]
+__all__ = ["PREVISAO_SIMETRIA", "prever_simetria"]
 
 # --- prever, depois conferir -----------------------------------------------------------------------
 
@@ -40,9 +40,14 @@ PREVISAO_SIMETRIA = Previsao(
     nome="escore de volta sem projeções",
     certo=lambda: round(float(_escores_identidade()[_b_s()[1], _b_s()[0]]), 3),
     revelar="Sem projeções, a query e a key de cada token são o próprio embedding, e o escore de A olhando para B é "
-            "x_A·x_B / √d — o mesmo número que o de B olhando para A, porque o produto escalar é simétrico. Por isso "
-            "salário → banco vale os mesmos 0,250 de banco → salário. Com W_q e W_k separadas, os dois sentidos se "
-            "descolam: banco → salário vale 1,768 e salário → banco, 0.",
+            "x_A·x_B / √d — o mesmo número que o de B olhando para A, porque o produto escalar é simétrico: a matriz "
+            "de escores X Xᵀ é simétrica (na matriz impressa abaixo, a linha i é igual à coluna i). Por isso "
+            "salário → banco vale os mesmos 0,250 de banco → salário: com um vetor só, \"quanto eu procuro você\" e "
+            "\"quanto você me procura\" não podem ser diferentes. Com W_q e W_k separadas, os dois sentidos se "
+            "descolam: banco → salário vale 1,768 e salário → banco, 0 — e é isso que o exemplo pede, porque "
+            "\"banco\" precisa de \"salário\" para decidir o seu sentido, e \"salário\" não precisa de \"banco\". "
+            "(Os pesos, depois da softmax, não ficam exatamente simétricos, porque cada linha é normalizada por conta "
+            "própria; mas o escore, a \"vontade\" de olhar, é o mesmo nos dois sentidos.)",
     formato=NumeroAproximado(3),
     erros=[
         Erro("assimetria sem projeções",
@@ -59,12 +64,20 @@ PREVISAO_SIMETRIA = Previsao(
              "nem são simétricos — cada linha é normalizada por conta própria —; a pergunta é sobre o escore, "
              "x_salário·x_banco / √d.",
              resposta=lambda: float(softmax(_escores_identidade(), axis=-1)[_b_s()[0], _b_s()[1]])),
+        Erro("sem dividir por √d",
+             "0,5 é o produto escalar x_salário·x_banco antes da escala. O escore divide por √d = √4 = 2, como o "
+             "de ida.",
+             resposta=lambda: float(np.dot(EMBEDDINGS_BANCO["salário"], EMBEDDINGS_BANCO["banco"]))),
     ],
+    # a resposta é igual ao escore de ida, que o enunciado dá (0,250): o que a entregaria é o escore de volta escrito
+    pistas=("salário → banco: 0.250", "salário → banco: 0,250", "salário → banco vale os mesmos 0,250",
+            "salário → banco = 0,25", "X Xᵀ é simétrica", "escores é simétrica"),
+    exemplo="1,2",
 )
 
 
 @corretor_de(PREVISAO_SIMETRIA)
-def check_previsao_simetria(previsao: Any) -> bool:
-    """Confere a previsão do escore salário → banco com ``Q = K = X`` (0.250, igual ao de banco → salário)
-    e diz o equívoco de cada previsão errada típica (0, 1.768, 0.192)."""
-    return conferir_previsao(PREVISAO_SIMETRIA, previsao)
+def prever_simetria() -> CaixaDePrevisao:
+    """A caixa da previsão do escore salário → banco com ``Q = K = X`` (a resposta: 0.250, igual ao de
+    banco → salário; as previsões erradas típicas: 0, 1.768, 0.192 e 0.5)."""
+    return caixa(PREVISAO_SIMETRIA)

@@ -5,11 +5,11 @@ mostra e corrige. É um pacote, na ordem do notebook; o notebook usa só este no
 (``from helpers.licoes import revisao as licao``):
 
 - :mod:`.paineis` — o mecanismo inteiro ao vivo, por cabeça (§2);
-- :mod:`.previsoes` — a previsão do peso da key esticada (equívoco 1, §3);
+- :mod:`.previsoes` — a caixa de previsão do peso da key esticada (§2; a conta, no equívoco 1 da §3);
 - :mod:`.figuras` — a figura do mecanismo inteiro (o resumo);
 - :mod:`.quiz` — o quiz de revisão: a correção de cada resposta, o corretor digitado, o quiz clicável e
-  as perguntas em texto (Exercício 1);
-- :mod:`.corretores` — o mecanismo inteiro só com numpy (Exercício 2).
+  as perguntas em texto (Exercício 1, no núcleo as :data:`PERGUNTAS_DO_NUCLEO`; o resto num bloco opcional);
+- :mod:`.corretores` — o mecanismo inteiro só com numpy (Exercício 2, opcional).
 """
 
 # os símbolos dos vereditos, que os testes leem como ``licao.OK`` (vêm de helpers.corretor)
@@ -24,15 +24,27 @@ from .paineis import (
     mecanismo_ao_vivo,
     painel_mecanismo,
 )
-from .previsoes import PREVISAO_K3, check_previsao_k3_esticada
-from .quiz import QUIZ, QuizClicavel, avaliar_resposta, check_quiz, quiz_clicavel, quiz_em_html, texto_do_quiz
+from .previsoes import PREVISAO_K3, prever_k3_esticada
+from .quiz import (
+    PERGUNTAS_DO_NUCLEO,
+    PERGUNTAS_OPCIONAIS,
+    QUIZ,
+    QuizClicavel,
+    avaliar_resposta,
+    check_quiz,
+    quiz_clicavel,
+    quiz_em_html,
+    selecionar_perguntas,
+    texto_do_quiz,
+)
 
 __all__ = [
     "MAPA_DIVERGENTE", "FiguraMecanismoVivo", "PainelMecanismo", "exemplo_da_revisao", "mecanismo_ao_vivo",
     "painel_mecanismo",
-    "PREVISAO_K3", "check_previsao_k3_esticada",
+    "PREVISAO_K3", "prever_k3_esticada",
     "figura_mecanismo",
-    "QUIZ", "QuizClicavel", "avaliar_resposta", "check_quiz", "quiz_clicavel", "quiz_em_html", "texto_do_quiz",
+    "PERGUNTAS_DO_NUCLEO", "PERGUNTAS_OPCIONAIS", "QUIZ", "QuizClicavel", "avaliar_resposta", "check_quiz",
+    "quiz_clicavel", "quiz_em_html", "selecionar_perguntas", "texto_do_quiz",
     "MECANISMO", "check_mecanismo",
     "ERRO", "OK", "PENDENTE",
 ]

@@ -82,8 +82,14 @@ MECANISMO = Exercicio(
              resposta=lambda X, W_q, W_k, W_v, W_o, n_heads: _mecanismo(X, W_q, W_k, W_v, W_o, n_heads, escala="d")),
         Erro("softmax no eixo errado",
              "Softmax no eixo errado: em cada cabeça, os pesos de cada **query** (cada linha de Q Kᵀ, forma "
-             "(n_heads, n, n)) devem somar 1. Use axis=-1, não axis=-2 (ou 0/1).",
+             "(n_heads, n, n)) devem somar 1. Use axis=-1, não axis=-2 (que, com três eixos, é o mesmo que axis=1): "
+             "assim cada coluna somaria 1.",
              resposta=lambda X, W_q, W_k, W_v, W_o, n_heads: _mecanismo(X, W_q, W_k, W_v, W_o, n_heads, eixo=-2)),
+        Erro("softmax entre as cabeças",
+             "Softmax no eixo das cabeças (axis=0): assim, cada escore foi normalizado contra o mesmo escore das outras "
+             "cabeças, e os pesos de uma cabeça passaram a depender das outras. A softmax é por **query**, dentro de "
+             "cada cabeça: o último eixo, axis=-1.",
+             resposta=lambda X, W_q, W_k, W_v, W_o, n_heads: _mecanismo(X, W_q, W_k, W_v, W_o, n_heads, eixo=0)),
         Erro("dividir e juntar sem transpor",
              "Você dividiu em cabeças com M.reshape(n_heads, n, d_head), sem transpor, e juntou com o reshape inverso. O "
              "reshape lê os números linha por linha, então cada 'cabeça' ficou com pedaços de tokens diferentes. Faça "

@@ -1,12 +1,17 @@
 """O quiz de revisão (notebook ``revisao``): ler a resposta (letra, número com vírgula ou ponto, unidade de
 bytes), corrigir com o equívoco que ela revela (:func:`avaliar_resposta`), o corretor digitado
-:func:`check_quiz`, o quiz clicável e as perguntas em texto (HTML e Markdown)."""
+:func:`check_quiz`, o quiz clicável e as perguntas em texto (HTML e Markdown).
+
+O notebook usa o quiz em duas partes: no núcleo, :data:`PERGUNTAS_DO_NUCLEO` (uma pergunta por etapa da
+trilha, fora as que repetem os equívocos da seção 3); num bloco opcional, :data:`PERGUNTAS_OPCIONAIS`. Cada
+função aceita ``perguntas=`` (os números, na numeração do quiz inteiro); sem ele, vale o quiz inteiro."""
 
 from __future__ import annotations
 
 import html
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import ipywidgets as W
@@ -16,6 +21,32 @@ from ...corretor import ERRO, OK, PENDENTE, corretor_de
 from ...data import bate_na_precisao, carregar_quiz, casas_escritas
 
 _LETRAS_SOLTAS = "()[]. )"
+
+#: as perguntas do quiz curto do núcleo: uma por etapa (01, 04, 06, 07, 08, 09, 10), sem as que repetem um
+#: equívoco da seção 3 (2 = equívoco 1, 4 = equívoco 4, 6 = equívoco 2, 8 = equívoco 5)
+PERGUNTAS_DO_NUCLEO: tuple[int, ...] = (1, 5, 7, 10, 12, 13, 19)
+#: as outras, no bloco opcional "o resto do quiz"
+PERGUNTAS_OPCIONAIS: tuple[int, ...] = tuple(n for n in range(1, 20) if n not in PERGUNTAS_DO_NUCLEO)
+
+
+def selecionar_perguntas(perguntas: Iterable[int] | None = None) -> tuple[Any, ...]:
+    """As perguntas do quiz com os números pedidos (na ordem do quiz), ou todas com ``None``.
+
+    Levanta ``ValueError`` (em português) para um número que não é de pergunta, uma lista vazia ou algo que
+    não seja uma lista de números."""
+    todas = carregar_quiz()
+    if perguntas is None:
+        return todas
+    if isinstance(perguntas, (str, bytes)) or not isinstance(perguntas, Iterable):
+        raise ValueError(f"`perguntas` deve ser uma lista de números de pergunta, como [1, 5, 7]; veio {perguntas!r}.")
+    pedidas = list(perguntas)
+    existentes = {p.numero for p in todas}
+    estranhas = [n for n in pedidas if isinstance(n, bool) or not isinstance(n, int) or n not in existentes]
+    if estranhas or not pedidas:
+        raise ValueError(f"`perguntas` deve listar números de pergunta de 1 a {len(todas)}, como [1, 5, 7]; "
+                         + (f"estes não são: {estranhas}." if estranhas else "veio uma lista vazia."))
+    return tuple(p for p in todas if p.numero in set(pedidas))
+
 
 def _letra(resposta: Any) -> str | None:
     """``"b"``, ``"B"``, ``" b) "``, ``"(b)"`` → ``"b"``; qualquer outra coisa → ``None``."""
@@ -45,6 +76,8 @@ def _fmt_num(x: float) -> str:
 _BYTES = {"b": 1, "byte": 1, "bytes": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30}
 #: as decimais, que valem outra coisa: o equívoco KB = KiB tem nome
 _BYTES_DECIMAIS = {"kb": 10**3, "mb": 10**6, "gb": 10**9}
+#: em minúsculas, o "b" final costuma ser bit: 128 kb são 128 000 bits (16 000 bytes)
+_BITS_DECIMAIS = re.compile(r"^[kKmMgG]b$")
 #: "unidades" de uma razão ("16 vezes", "16x")
 _VEZES = {"x", "×", "vezes", "vez"}
 _TEXTO_NUMERICO = re.compile(r"^\s*([+-]?[\d\s\u00a0\u202f.,]*\d)\s*([^\d\s].*?)?\s*$")
@@ -91,6 +124,13 @@ def _ler_numero(pergunta: Any, resposta: Any) -> tuple[float, int, str] | str:
         if unidade_pedida.lower() in _BYTES and u in _BYTES:
             convertido = valor * _BYTES[u] / _BYTES[unidade_pedida.lower()]
             return convertido, pergunta.casas or 0, f"{_fmt_num(valor)} {unidade} = {_fmt_num(convertido)} {unidade_pedida}"
+        if unidade_pedida.lower() in _BYTES and _BITS_DECIMAIS.match(unidade):
+            convertido = valor * _BYTES_DECIMAIS[u] / 8 / _BYTES[unidade_pedida.lower()]
+            return convertido, max(pergunta.casas or 0, 2), (
+                f"Atenção à unidade: {unidade}, com b minúsculo, costuma querer dizer "
+                f"{ {'k': 'kilobits', 'm': 'megabits', 'g': 'gigabits'}[u[0]] } (1 byte = 8 bits), e a pergunta pede "
+                f"{unidade_pedida}, em bytes (1 KiB = 1024 bytes): {_fmt_num(valor)} {unidade} "
+                f"= {_fmt_num(round(convertido, 3))} {unidade_pedida}")
         if unidade_pedida.lower() in _BYTES and u in _BYTES_DECIMAIS:
             convertido = valor * _BYTES_DECIMAIS[u] / _BYTES[unidade_pedida.lower()]
             return convertido, max(pergunta.casas or 0, 2), (
@@ -120,6 +160,25 @@ def _bate_com_erro(erro: Any, valor: float, casas: int) -> bool:
     if erro.casas is None:
         return abs(valor - erro.valor) <= erro.tolerancia
     return bate_na_precisao(valor, erro.valor, erro.casas, casas)
+
+
+def _quase(pergunta: Any, valor: float, casas: int) -> str:
+    """Se ``valor`` é a resposta arredondada com menos casas que as pedidas, ou cortada em vez de
+    arredondada, o aviso que diz isso (a ideia estava certa); senão ``""``."""
+    if pergunta.casas is None or pergunta.casas == 0 or casas > pergunta.casas:
+        return ""
+    certo = float(pergunta.resposta)
+    fator = 10 ** casas
+    arredondado = math.floor(certo * fator + 0.5) / fator
+    cortado = math.floor(certo * fator) / fator
+    mostrar = _fmt_num(float(f"{certo:.{pergunta.casas + 1}f}")) + "…"
+    pedido = _fmt_num(math.floor(certo * 10 ** pergunta.casas + 0.5) / 10 ** pergunta.casas)
+    nome = {1: "uma casa", 2: "duas casas", 3: "três casas"}.get(pergunta.casas, f"{pergunta.casas} casas")
+    if casas < pergunta.casas and math.isclose(valor, arredondado, abs_tol=1e-9):
+        return f"Quase: a ideia está certa, mas a pergunta pede {nome} decimais. Arredonde para {nome}: {mostrar} → {pedido}."
+    if not math.isclose(arredondado, cortado, abs_tol=1e-9) and math.isclose(valor, cortado, abs_tol=1e-9):
+        return f"Quase: a ideia está certa, mas você cortou as casas em vez de arredondar. Com {nome}: {mostrar} → {pedido}."
+    return ""
 
 
 def avaliar_resposta(pergunta: Any, resposta: Any) -> tuple[str, str]:
@@ -158,7 +217,10 @@ def avaliar_resposta(pergunta: Any, resposta: Any) -> tuple[str, str]:
         if _bate_com_erro(erro, valor, casas):
             nome = f"Equívoco: {erro.equivoco}. " if erro.equivoco else ""
             return "errada", f"{ERRO} {cab}: {_fmt_num(valor)}{unidade}{obs} não.{aviso} {nome}{erro.explicacao}" + rever
-    return "errada", f"{ERRO} {cab}: {_fmt_num(valor)}{unidade}{obs} não.{aviso} Dica: {pergunta.dica}" + rever
+    quase = _quase(pergunta, valor, casas) if not observacao else ""
+    if quase:
+        return "errada", f"{ERRO} {cab}: {_fmt_num(valor)}{unidade} não. {quase}"
+    return "errada", f"{ERRO} {cab}: {_fmt_num(valor)}{unidade}{obs} não.{aviso} Dica. {pergunta.dica}" + rever
 
 class _Quiz:
     """O quiz visto como um exercício, para o guia do instrutor: o nome e os equívocos que ele reconhece
@@ -180,7 +242,7 @@ QUIZ = _Quiz()
 
 
 @corretor_de(QUIZ)  # type: ignore[arg-type]
-def check_quiz(respostas: Any) -> bool:
+def check_quiz(respostas: Any, perguntas: Iterable[int] | None = None) -> bool:
     """Corrige o quiz de revisão e imprime um veredito por pergunta (o caminho digitado; o clicável é
     :func:`quiz_clicavel`, com as mesmas mensagens).
 
@@ -189,32 +251,42 @@ def check_quiz(respostas: Any) -> bool:
     que ainda não foram respondidas (elas aparecem como "ainda não respondida", sem erro). Cada resposta
     errada recebe o equívoco que leva **àquela** opção (ou àquele número), a explicação e o notebook
     para rever. Devolve ``True`` só se todas as perguntas estiverem certas.
+
+    ``perguntas`` (os números, como ``[1, 5, 7]``) corrige só essa parte do quiz; sem ele, o quiz inteiro.
     """
 
-    perguntas = carregar_quiz()
+    escolhidas = selecionar_perguntas(perguntas)
+    inteiro = len(escolhidas) == len(carregar_quiz())
     if not isinstance(respostas, dict):
         print(f"{ERRO} `respostas` precisa ser um dicionário {{número da pergunta: resposta}}, como o da célula "
               f"acima; veio {type(respostas).__name__}.")
         return False
-    numeros = {p.numero for p in perguntas}
+    todas = {p.numero for p in carregar_quiz()}
+    numeros = {p.numero for p in escolhidas}
     normalizadas: dict[int, Any] = {}
-    estranhas = []
+    estranhas, de_fora = [], []
     for chave, valor in respostas.items():
         n = _numero_da_resposta(chave)
-        if n is None or not n.is_integer() or int(n) not in numeros:
+        if n is None or not n.is_integer() or int(n) not in todas:
             estranhas.append(chave)
+        elif int(n) not in numeros:
+            de_fora.append(int(n))
         else:
             normalizadas[int(n)] = valor
     contagem = {"certa": 0, "errada": 0, "pendente": 0}
-    for p in perguntas:
+    for p in escolhidas:
         situacao, mensagem = avaliar_resposta(p, normalizadas.get(p.numero))
         contagem[situacao] += 1
         print(mensagem)
     if estranhas:
-        print(f"{ERRO} Estas chaves não são números de pergunta (1 a {len(perguntas)}) e foram ignoradas: {estranhas}")
-    total = len(perguntas)
+        print(f"{ERRO} Estas chaves não são números de pergunta (1 a {len(todas)}) e foram ignoradas: {estranhas}")
+    if de_fora:
+        print(f"(As perguntas {sorted(de_fora)} não fazem parte desta correção, que vai só das perguntas "
+              f"{sorted(numeros)}; para corrigir o quiz inteiro, rode licao.check_quiz(respostas).)")
+    total = len(escolhidas)
     if contagem["certa"] == total and not estranhas:
-        print(f"\n{OK} {total} de {total}! Você passou pelo mecanismo inteiro.")
+        fim = " Você passou pelo mecanismo inteiro." if inteiro else ""
+        print(f"\n{OK} {total} de {total}!{fim}")
         return True
     partes = [f"{contagem['certa']} de {total} certas"]
     if contagem["errada"]:
@@ -249,13 +321,15 @@ class QuizClicavel(W.VBox):
     :func:`avaliar_resposta` — o equívoco, a explicação e o notebook para rever —, e o placar embaixo
     soma as certas. Funciona igual no JupyterLab e no Voilà.
 
-    ``responder(numero, resposta)`` faz o mesmo que um clique (para testes e para quem prefere código);
-    ``situacoes`` guarda ``{numero: "certa" | "errada" | "pendente"}``. O seletor ``filtro`` mostra só as
-    perguntas de um notebook (para revisar um de cada vez).
+    ``perguntas`` (os números, como ``[1, 5, 7]``) mostra só essa parte do quiz, com a numeração do quiz
+    inteiro; sem ele, todas. ``responder(numero, resposta)`` faz o mesmo que um clique (para testes e para
+    quem prefere código); ``situacoes`` guarda ``{numero: "certa" | "errada" | "pendente"}``. O seletor
+    ``filtro`` mostra só as perguntas de um notebook (para revisar um de cada vez).
     """
 
-    def __init__(self) -> None:
-        self.perguntas = carregar_quiz()
+    def __init__(self, perguntas: Iterable[int] | None = None) -> None:
+        self.perguntas = selecionar_perguntas(perguntas)
+        self.inteiro = len(self.perguntas) == len(carregar_quiz())
         self.situacoes: dict[int, str] = {p.numero: "pendente" for p in self.perguntas}
         self.controles: dict[int, W.Widget] = {}
         self.retornos: dict[int, W.HTML] = {}
@@ -298,6 +372,7 @@ class QuizClicavel(W.VBox):
             self.retornos[p.numero] = retorno
             bloco = W.VBox([W.HTML(texto), linha, retorno], layout=W.Layout(margin="0 0 14px 0"))
             bloco.add_class("quiz-pergunta")
+            bloco.add_class(f"quiz-pergunta-{p.numero}")
             self.blocos[p.numero] = bloco
             blocos.append(bloco)
         blocos.append(self.placar)
@@ -333,20 +408,21 @@ class QuizClicavel(W.VBox):
         certas = sum(s == "certa" for s in self.situacoes.values())
         erradas = sum(s == "errada" for s in self.situacoes.values())
         total = len(self.perguntas)
-        fim = " Você passou pelo mecanismo inteiro!" if certas == total else ""
+        fim = (" Você passou pelo mecanismo inteiro!" if self.inteiro else " Todas certas!") if certas == total else ""
         self.placar.value = (f"<b>Placar: {certas} de {total} certas</b>"
                              + (f" · {erradas} para rever" if erradas else "") + fim)
 
 
-def quiz_clicavel() -> QuizClicavel:
-    """O quiz de revisão com botões e caixas (veja :class:`QuizClicavel`)."""
-    return QuizClicavel()
+def quiz_clicavel(perguntas: Iterable[int] | None = None) -> QuizClicavel:
+    """O quiz de revisão com botões e caixas (veja :class:`QuizClicavel`); ``perguntas`` escolhe uma parte."""
+    return QuizClicavel(perguntas)
 
 
-def quiz_em_html() -> HTML:
-    """As perguntas em texto, dobradas num ``<details>``: para quem lê sem kernel (GitHub, PDF) ou quer imprimir."""
+def quiz_em_html(perguntas: Iterable[int] | None = None) -> HTML:
+    """As perguntas em texto, dobradas num ``<details>``: para quem lê sem kernel (GitHub, PDF) ou quer imprimir.
+    ``perguntas`` (os números) escolhe uma parte do quiz; sem ele, todas."""
     partes = ["<details><summary><b>As perguntas em texto</b> (para ler sem kernel ou imprimir)</summary>"]
-    for p in carregar_quiz():
+    for p in selecionar_perguntas(perguntas):
         partes.append(f"<p><b>{p.numero}.</b> {_html(p.enunciado)} <i>({_onde(p)})</i></p>")
         if p.tipo == "escolha":
             partes.append("<ul>" + "".join(f"<li><b>{letra})</b> {_html(op)}</li>" for letra, op in p.opcoes.items())
@@ -356,11 +432,12 @@ def quiz_em_html() -> HTML:
     partes.append("</details>")
     return HTML("\n".join(partes))
 
-def texto_do_quiz() -> str:
-    """As perguntas do quiz em Markdown (para ``display(Markdown(...))`` no notebook), sem as respostas."""
+def texto_do_quiz(perguntas: Iterable[int] | None = None) -> str:
+    """As perguntas do quiz em Markdown (para ``display(Markdown(...))`` no notebook), sem as respostas;
+    ``perguntas`` (os números) escolhe uma parte do quiz."""
 
     blocos = []
-    for p in carregar_quiz():
+    for p in selecionar_perguntas(perguntas):
         linhas = [f"**{p.numero}.** {p.enunciado} *({_onde(p)})*", ""]
         if p.tipo == "escolha":
             linhas += [f"- **{letra})** {texto}" for letra, texto in p.opcoes.items()]
