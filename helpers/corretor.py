@@ -23,7 +23,10 @@ Num notebook::
 from __future__ import annotations
 
 import copy
+import dis
+import inspect
 import signal
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Sequence
@@ -100,11 +103,63 @@ class Erro:
     explicacao: str | Callable[..., str]
     resposta: Callable[..., Any] | None = None
     quando: Callable[[Any, Any, Caso], bool] | None = None
+    #: reconhece o erro pela exceção que a função levantou (um erro clássico que quebra em vez de responder)
+    levanta: Callable[[BaseException, Caso], bool] | None = None
     formato: Formato | None = None
     sempre: bool = False
 
     def texto(self, caso: Caso) -> str:
         return self.explicacao(**caso.entradas) if callable(self.explicacao) else self.explicacao
+
+
+@dataclass(frozen=True)
+class Regra:
+    """Uma regra do enunciado ("sem @", "sem laços", "sem attention.softmax") conferida na **própria função**,
+    não só na resposta: ``viola(fn)`` diz se ela foi quebrada. Só é conferida quando as respostas estão certas
+    (uma resposta errada tem o seu próprio diagnóstico)."""
+
+    nome: str
+    explicacao: str
+    viola: Callable[[Callable[..., Any]], bool]
+
+
+def _codigos(fn: Callable[..., Any]) -> list[Any]:
+    """Os objetos de código de ``fn`` e de tudo o que ela define dentro (funções aninhadas, compreensões)."""
+    codigo = getattr(fn, "__code__", None)
+    if codigo is None:
+        return []
+    todos, pilha = [], [codigo]
+    while pilha:
+        c = pilha.pop()
+        todos.append(c)
+        pilha += [k for k in c.co_consts if hasattr(k, "co_code")]
+    return todos
+
+
+def usa_nomes(fn: Callable[..., Any], nomes: set[str]) -> bool:
+    """``fn`` menciona algum destes nomes (uma função, um atributo: ``softmax`` pega ``attention.softmax``)?"""
+    return any(set(c.co_names) & nomes for c in _codigos(fn))
+
+
+def usa_operador_matricial(fn: Callable[..., Any]) -> bool:
+    """``fn`` usa ``@`` (ou uma função que multiplica matrizes ou vetores pelo numpy)?"""
+    for c in _codigos(fn):
+        for i in dis.get_instructions(c):
+            if i.opname == "BINARY_MATRIX_MULTIPLY" or (i.opname.startswith("BINARY_OP") and i.argrepr in ("@", "@=")):
+                return True
+    return usa_nomes(fn, {"dot", "matmul", "inner", "vdot", "einsum", "tensordot"})
+
+
+def tem_laco(fn: Callable[..., Any]) -> bool:
+    """``fn`` tem um laço de Python (``for``, ``while``, uma compreensão) ou um laço disfarçado
+    (``np.vectorize``, ``np.apply_along_axis``, ``map``)?"""
+    for c in _codigos(fn):
+        for i in dis.get_instructions(c):
+            # um laço é um salto para trás (while, for) ou um FOR_ITER (for, compreensões)
+            para_tras = "JUMP" in i.opname and isinstance(i.argval, int) and i.argval <= i.offset
+            if i.opname == "FOR_ITER" or para_tras:
+                return True
+    return usa_nomes(fn, {"vectorize", "apply_along_axis", "map", "fromiter"})
 
 
 @dataclass
@@ -129,10 +184,40 @@ class Exercicio:
     dica_de_valor: str = ""
     mostrar_valores: bool = True
     tempo_limite: float = TEMPO_LIMITE
+    regras: Sequence[Regra] = ()
+    #: entradas que a função pode mudar no lugar (o cache de um passo de geração); as outras, não
+    entradas_que_mudam: tuple[str, ...] = ()
+    #: quando o estudante escreve só um pedaço (um passo, a atualização de um bloco), o corretor o põe para rodar:
+    #: ``preparar(fn)`` devolve a função completa que os casos chamam (as regras valem para ``fn``)
+    preparar: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
 
     def nomes_dos_erros(self) -> list[str]:
         """Os nomes dos erros clássicos que este corretor reconhece (os "erros típicos" do guia)."""
         return [e.nome for e in self.erros]
+
+
+def bate_com_alguma(formato: Formato, *respostas: Callable[..., Any]) -> Callable[[Any, Any, Caso], bool | None]:
+    """A condição de um :class:`Erro` com várias respostas erradas possíveis (``None``: não se aplica ao caso)."""
+
+    def quando(bruta: Any, _certo: Any, caso: Caso) -> bool | None:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            y = formato.normalizar(bruta)
+            aplicou = False
+            for resposta in respostas:
+                try:
+                    errada = resposta(**copy.deepcopy(caso.entradas))
+                    if errada is None:
+                        continue
+                    errada = formato.normalizar(errada)
+                except Exception:  # noqa: BLE001 - esta versão do erro não roda com estas formas
+                    continue
+                aplicou = True
+                if formato.igual(y, errada):
+                    return True
+        return False if aplicou else None
+
+    return quando
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,8 +233,9 @@ class _Pendente(Exception):
         self.devolveu_none = devolveu_none
 
 
-class _TempoEsgotado(Exception):
-    """A função passou do limite de tempo."""
+class _TempoEsgotado(BaseException):
+    """A função passou do limite de tempo. É ``BaseException``: um ``except Exception`` da função do estudante
+    não a engole (e, depois do limite, nem um ``except:`` — veja :func:`_com_limite`)."""
 
 
 @dataclass
@@ -166,18 +252,33 @@ def _com_limite(fn: Callable[[], Any], limite: float) -> Any:
     """``fn()``, interrompida depois de ``limite`` segundos.
 
     Na thread principal (JupyterLab, Voilà, nbval, pytest) um alarme do sistema interrompe até um laço
-    infinito de Python; onde não há alarme (Windows, outra thread), a função roda numa thread à parte e
-    o corretor para de esperar por ela.
+    infinito de Python. E insiste: a partir do alarme, cada linha que a função do estudante executa levanta o
+    fim do tempo de novo, então nem um ``while True: try: … except: continue`` prende o corretor. Onde não há
+    alarme (Windows, outra thread), a função roda numa thread à parte e o corretor para de esperar por ela.
     """
     if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
-        def _alarme(_sinal: int, _quadro: Any) -> None:
+        fronteira = inspect.currentframe()  # daqui para cima é o corretor; para baixo, a função do estudante
+
+        def _insistir(_quadro: Any, evento: str, _arg: Any) -> Any:
+            # só nas linhas: levantar num evento de exceção desligaria o rastreamento
+            if evento == "line":
+                raise _TempoEsgotado
+            return _insistir
+
+        def _alarme(_sinal: int, quadro: Any) -> None:
+            while quadro is not None and quadro is not fronteira:
+                quadro.f_trace = _insistir
+                quadro = quadro.f_back
+            sys.settrace(_insistir)  # e também os quadros novos (as funções que ela chamar)
             raise _TempoEsgotado
 
         anterior = signal.signal(signal.SIGALRM, _alarme)
-        signal.setitimer(signal.ITIMER_REAL, limite)
+        # o alarme se repete: se um `except` aninhado segurar um fim de tempo, o próximo religa a insistência
+        signal.setitimer(signal.ITIMER_REAL, limite, 0.05)
         try:
             return fn()
         finally:
+            sys.settrace(None)
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, anterior)
     resultado: dict[str, Any] = {}
@@ -198,8 +299,25 @@ def _com_limite(fn: Callable[[], Any], limite: float) -> Any:
     return resultado.get("valor")
 
 
-def _chamar(fn: Callable[..., Any], caso: Caso, limite: float) -> Any:
+def _iguais(a: Any, b: Any) -> bool:
+    """Duas entradas são iguais (arrays pelo conteúdo, com NaN igual a NaN; listas e dicionários por item)?"""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
+                and a.dtype == b.dtype and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_iguais(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_iguais(a[k], b[k]) for k in a)
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - um objeto que não se compara: conta como igual
+        return True
+
+
+def _chamar(fn: Callable[..., Any], caso: Caso, limite: float, recebidas: dict[str, Any] | None = None) -> Any:
     entradas = copy.deepcopy(caso.entradas)  # a função do estudante não estraga os nossos casos
+    if recebidas is not None:
+        recebidas.update(entradas)  # o que ela recebeu (e talvez mudou no lugar)
     args = [v for k, v in entradas.items() if k not in caso.nomeados]
     kwargs = {k: v for k, v in entradas.items() if k in caso.nomeados}
     try:
@@ -237,7 +355,9 @@ def _casa(ex: Exercicio, erro: Erro, falha: _Falha) -> bool | None:
         return None
     if erro.quando is not None:
         try:
-            return bool(erro.quando(falha.bruta, falha.certo, falha.caso))
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")  # nenhum aviso do corretor vaza para a saída do estudante
+                return bool(erro.quando(falha.bruta, falha.certo, falha.caso))
         except Exception:  # noqa: BLE001 - a condição não se aplica a esta resposta
             return None
     formato = erro.formato or ex.formato
@@ -276,7 +396,7 @@ def _veredito_do_erro(ex: Exercicio, erro: Erro, falha: _Falha, falhas: Sequence
     if quebrada is not None:
         dica = ex.explica_forma(**quebrada.caso.entradas) if ex.explica_forma else ""
         texto += (f"\n{_maiuscula(quebrada.caso.descricao)}, a mesma conta nem roda — o numpy reclamou "
-                  f"{type(quebrada.excecao).__name__}: {quebrada.excecao}. {dica}").rstrip()
+                  f"{type(quebrada.excecao).__name__}: {str(quebrada.excecao).rstrip('.')}. {dica}").rstrip()
     return Veredito(False, texto, erro.nome)
 
 
@@ -295,9 +415,17 @@ def _diagnosticar(ex: Exercicio, falhas: list[_Falha], nome: str) -> Veredito:
                 return _veredito_do_erro(ex, erro, falha, falhas)
     primeira = falhas[0]
     titulo = _maiuscula(primeira.caso.descricao)
-    # 3. a função levantou uma exceção
+    # 3. a função levantou uma exceção: primeiro, um erro clássico que se reconhece por ela
     if primeira.excecao is not None:
         exc = primeira.excecao
+        for erro in ex.erros:
+            try:
+                reconhecido = erro.levanta is not None and bool(erro.levanta(exc, primeira.caso))
+            except Exception:  # noqa: BLE001 - a condição não se aplica a esta exceção
+                reconhecido = False
+            if reconhecido:
+                return Veredito(False, f"{ERRO} {erro.texto(primeira.caso)}\n(`{nome}` levantou {type(exc).__name__} "
+                                       f"{primeira.caso.descricao}: {exc})", erro.nome)
         texto = f"{ERRO} `{nome}` levantou {type(exc).__name__} {primeira.caso.descricao}: {exc}\n"
         if erro_de_forma(exc):
             dica = ex.explica_forma(**primeira.caso.entradas) if ex.explica_forma else (
@@ -328,11 +456,13 @@ def _corrigir(ex: Exercicio, fn: Any) -> Veredito:
         return Veredito(False, f"{ERRO} Passe a **função** ao corretor, sem parênteses — check_…(minha_funcao), e "
                                f"não check_…(minha_funcao(...)). Veio {type(fn).__name__}.", "tipo")
     nome = getattr(fn, "__name__", "sua função")
+    original, fn = fn, (ex.preparar(fn) if ex.preparar is not None else fn)
     falhas: list[_Falha] = []
     for caso in ex.casos():
         certo = ex.formato.normalizar(ex.certo(**copy.deepcopy(caso.entradas)))
+        recebidas: dict[str, Any] = {}
         try:
-            bruta = _chamar(fn, caso, ex.tempo_limite)
+            bruta = _chamar(fn, caso, ex.tempo_limite, recebidas)
         except _Pendente as p:
             motivo = ("devolveu None: ela ainda não foi implementada, ou faltou o `return` no fim" if p.devolveu_none
                       else "ainda não foi implementada")
@@ -345,6 +475,14 @@ def _corrigir(ex: Exercicio, fn: Any) -> Veredito:
         except Exception as exc:  # noqa: BLE001 - o erro é do estudante e vira explicação
             falhas.append(_Falha(caso, certo, excecao=exc))
             continue
+        mudadas = [k for k in caso.entradas if k not in ex.entradas_que_mudam and k in recebidas
+                   and not _iguais(recebidas[k], caso.entradas[k])]
+        if mudadas:
+            quais = ", ".join(f"`{k}`" for k in mudadas)
+            return Veredito(False, f"{ERRO} `{nome}` mudou no lugar a entrada {quais} que recebeu "
+                                   f"({caso.descricao}). Quem chama a função não espera perder os seus arrays: faça as "
+                                   "contas em arrays novos (h = … em vez de h[:] = …, ou h += …; ou comece com "
+                                   "h = h.copy()).", "mudou a entrada")
         falha = _Falha(caso, certo, bruta=bruta)
         for erro in ex.erros:
             if erro.sempre and _casa(ex, erro, falha):
@@ -359,6 +497,10 @@ def _corrigir(ex: Exercicio, fn: Any) -> Veredito:
             falhas.append(falha)
     if falhas:
         return _diagnosticar(ex, falhas, nome)
+    for regra in ex.regras:
+        if regra.viola(original):
+            return Veredito(False, f"{ERRO} As respostas estão certas, mas o enunciado pede outro caminho: "
+                                   f"{regra.explicacao}", regra.nome)
     return Veredito(True, f"{OK} {ex.acerto() if callable(ex.acerto) else ex.acerto}")
 
 

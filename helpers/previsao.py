@@ -29,7 +29,8 @@ import ipywidgets as W
 from IPython.display import display
 from IPython.utils.capture import capture_output
 
-from .corretor import PENDENTE, Previsao, Veredito, corrigir_previsao
+from .corretor import PENDENTE, Previsao, RespostaInvalida, Veredito, corrigir_previsao
+from .respostas import ler_numero
 
 #: o que uma página sem kernel (GitHub, PDF, o arquivo gravado) mostra no lugar da caixa e da revelação
 TEXTO_CAIXA = "[caixa de previsão: rode o notebook, escreva a sua previsão e clique em «Conferir»]"
@@ -41,24 +42,22 @@ AVISO_REVELACAO = "🔒 A resposta aparece aqui depois que você conferir a sua 
 #: vereditos que não contam como previsão feita (nada a revelar ainda): vazio ou ilegível
 _NAO_CONTA = ("pendente", "tipo")
 
-_NUMERO = re.compile(r"^[+-]?(\d+|\d{1,3}(?: \d{3})+)(?:[.,](\d+))?$")
 
 
 def ler_digitado(texto: str) -> Any:
     """O que o estudante digitou na caixa: um número escrito à brasileira (``"0,576"``, ``"-3"``, ``"1 024"``)
-    vira ``int`` ou ``float``; vazio vira ``None``; qualquer outra coisa (``"k2"``, ``"(2, 3, 6)"``) fica texto,
-    para o formato da previsão ler."""
+    vira ``int`` ou ``float``; vazio vira ``None``; qualquer outra coisa (``"k2"``, ``"(2, 3, 6)"``, ``"4.160"``,
+    que é ambíguo) fica texto, para o formato da previsão ler — e, se for o caso, perguntar."""
     limpo = texto.strip().replace("\u00a0", " ")
     if not limpo:
         return None
-    m = _NUMERO.match(limpo)
-    if m is None:
+    try:
+        lido = ler_numero(limpo)
+    except RespostaInvalida:
         return limpo
-    sinal = -1 if limpo.startswith("-") else 1
-    inteiro = m.group(1).replace(" ", "")
-    if m.group(2) is None:
-        return sinal * int(inteiro)
-    return sinal * float(f"{inteiro}.{m.group(2)}")
+    if lido is None or lido.unidade:
+        return limpo
+    return int(lido.valor) if lido.casas == 0 and lido.valor.is_integer() else lido.valor
 
 
 def _em_html(mensagem: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,7 @@ import numpy as np
 
 from .formato import milhares, vetor
 
-__all__ = ["tolerancia_de", "casas_escritas", "bate_na_precisao", "RespostaInvalida", "Formato", "Array", "Numero", "NumeroDe", "Bytes", "Mascara", "Sequencia", "SaidaOuPar",
+__all__ = ["ler_numero", "NumeroEscrito", "tupla_da_virgula", "tolerancia_de", "casas_escritas", "bate_na_precisao", "RespostaInvalida", "Formato", "Array", "Numero", "NumeroDe", "Bytes", "Mascara", "Sequencia", "SaidaOuPar", "DuasLeituras", "leitura_para",
            "Texto", "NumeroAproximado", "NumeroDeCabeca"]
 
 
@@ -53,6 +54,68 @@ class RespostaInvalida(Exception):
     """A resposta não tem o formato pedido; a mensagem diz o que veio e o que se esperava."""
 
 
+# --- o leitor de números escritos: um só para as previsões, o quiz e os formatos ---------------------
+
+_TEXTO_NUMERICO = re.compile(r"^\s*([+-]?[\d\s\u00a0\u202f.,]*\d)\s*([^\d\s].*?)?\s*$")
+#: um ponto só, seguido de exatamente três dígitos, depois de uma parte inteira que não é zero: "4.160"
+_PONTO_AMBIGUO = re.compile(r"^[+-]?[1-9]\d{0,2}\.\d{3}$")
+
+
+@dataclass(frozen=True)
+class NumeroEscrito:
+    """Um número lido de um texto: o valor, as casas decimais que a pessoa escreveu e a unidade que veio depois
+    (``""`` se nenhuma)."""
+
+    valor: float
+    casas: int
+    unidade: str
+
+
+def ler_numero(texto: str) -> NumeroEscrito | None:
+    """Lê um número escrito por uma pessoa, à brasileira ou não: ``"0,576"`` e ``"0.576"`` → 0,576;
+    ``"4 160"``, ``"12.800.000"`` e ``"1.024,5"`` (milhares com espaço, ou com ponto quando há vários grupos
+    ou uma vírgula decimal); ``"128 KiB"`` → 128 com a unidade ``"KiB"``. ``None`` se não for um número.
+
+    ``"4.160"`` é ambíguo (4160 com ponto de milhar, ou 4,16 com ponto decimal): levanta
+    :class:`RespostaInvalida` com a pergunta, sem adivinhar.
+    """
+    m = _TEXTO_NUMERICO.match(texto.replace("\u2212", "-"))  # o sinal de menos tipográfico (copiado da página)
+    if not m:
+        return None
+    numero, unidade = re.sub(r"[\s\u00a0\u202f]", "", m.group(1)), (m.group(2) or "").strip()
+    if _PONTO_AMBIGUO.match(numero):
+        inteiro, fracao = numero.split(".")
+        raise RespostaInvalida(f"«{m.group(1).strip()}» pode ser {inteiro}{fracao} (ponto de milhar) ou "
+                               f"{inteiro},{fracao.rstrip('0') or '0'} (ponto decimal): escreva {inteiro}{fracao} ou "
+                               f"{inteiro},{fracao.rstrip('0') or '0'}")
+    if "," in numero and "." in numero:
+        decimal = "," if numero.rfind(",") > numero.rfind(".") else "."
+        numero = numero.replace("." if decimal == "," else ",", "").replace(",", ".")
+    elif numero.count(".") > 1 and re.fullmatch(r"[+-]?\d{1,3}(\.\d{3})+", numero):
+        numero = numero.replace(".", "")  # vários grupos de três: ponto de milhar
+    else:
+        numero = numero.replace(",", ".")
+    if numero.count(".") > 1:
+        return None
+    try:
+        valor = float(numero)
+    except ValueError:
+        return None
+    casas = len(numero.split(".", 1)[1]) if "." in numero else 0
+    return NumeroEscrito(valor, casas, unidade)
+
+
+def tupla_da_virgula(y: Any) -> str | None:
+    """Se ``y`` parece um número escrito com vírgula no código — ``0,576`` vira a tupla ``(0, 576)`` em Python —,
+    a explicação (sem revelar resposta nenhuma); senão ``None``."""
+    if (isinstance(y, tuple) and len(y) == 2 and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                                     for v in y) and y[1] >= 0):
+        escrito = f"{y[0]},{y[1]}"
+        return (f"em Python, {escrito} (com vírgula) vira a tupla {y!r}, dois números: escreva "
+                f"{escrito.replace(',', '.')} (com ponto), ou \"{escrito}\" entre aspas")
+    return None
+
+
 def _tipo(y: Any) -> str:
     return type(y).__name__
 
@@ -84,6 +147,14 @@ class Array(Formato):
         if isinstance(y, (str, bytes, dict, set)) or callable(y) or inspect.isgenerator(y):
             raise RespostaInvalida(f"a resposta deveria ser um array de números, mas veio {_tipo(y)}")
         try:
+            complexa = np.iscomplexobj(y)
+        except (TypeError, ValueError):
+            complexa = False  # listas de tamanhos diferentes: a mensagem vem abaixo
+        if complexa:
+            raise RespostaInvalida("a resposta tem números complexos (com parte imaginária); a atenção só usa "
+                                   "números reais — procure a conta que criou um complexo (uma raiz de negativo com "
+                                   "np.emath, ou um 1j)")
+        try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 arr = np.asarray(y, dtype=float)
@@ -114,6 +185,8 @@ class Numero(Formato):
     def normalizar(self, y: Any) -> float:
         if isinstance(y, bool):
             raise RespostaInvalida(f"a resposta deveria ser um número, mas veio um booleano ({y})")
+        if (explicacao := tupla_da_virgula(y)) is not None:
+            raise RespostaInvalida(explicacao)
         arr = Array().normalizar(y)
         if arr.shape != ():
             raise RespostaInvalida(f"a resposta deveria ser um único número, mas veio um array de forma {arr.shape}")
@@ -214,25 +287,67 @@ class Sequencia(Formato):
         return "(" + ", ".join(f.mostrar(p) for f, p in zip(self.partes, x)) + ")"
 
 
+class DuasLeituras:
+    """Uma lista ou tupla de duas coisas tem duas leituras: um array só (as duas linhas de uma saída com duas
+    *queries*, as saídas de um lote de 2 frases) ou o par ``(saída, pesos)``. Quem compara escolhe a leitura pela
+    forma da resposta certa (:func:`leitura_para`)."""
+
+    def __init__(self, inteira: np.ndarray | None, primeira: np.ndarray):
+        self.inteira = inteira
+        self.primeira = primeira
+
+    def provavel(self) -> np.ndarray:
+        """Sem a resposta certa para comparar: duas partes de mesma forma são um array só; senão, um par."""
+        return self.inteira if self.inteira is not None else self.primeira
+
+
+def leitura_para(x: Any, forma: tuple) -> Any:
+    """A leitura de ``x`` que tem a forma ``forma`` (a da resposta certa), se uma tiver; senão, o par."""
+    if not isinstance(x, DuasLeituras):
+        return x
+    if x.inteira is not None and x.inteira.shape == tuple(forma):
+        return x.inteira
+    return x.primeira
+
+
 @dataclass(frozen=True)
 class SaidaOuPar(Array):
-    """A saída da atenção, aceitando também o par ``(saída, pesos)`` (só a saída é comparada)."""
+    """A saída da atenção, aceitando também o par ``(saída, pesos)`` (só a saída é comparada). Uma lista de duas
+    linhas (a saída de duas *queries* montada num laço) é lida como a saída, não como um par: quem decide é a
+    forma da resposta certa."""
 
-    def normalizar(self, y: Any) -> np.ndarray:
+    def normalizar(self, y: Any) -> Any:
         if isinstance(y, (tuple, list)) and len(y) == 2 and np.ndim(y[0]) > 0:
-            y = y[0]
+            primeira = super().normalizar(y[0])
+            try:
+                inteira = super().normalizar(y) if np.shape(y[0]) == np.shape(y[1]) else None
+            except (RespostaInvalida, TypeError, ValueError):  # uma segunda parte irregular: só o par
+                inteira = None
+            if isinstance(y, tuple) and inteira is not None and inteira.ndim == 3:
+                inteira = None  # (saída, pesos) de mesma forma, com d = n: uma tupla de matrizes é o par
+            return DuasLeituras(inteira, primeira)
         return super().normalizar(y)
+
+    def igual(self, a: Any, b: Any) -> bool:
+        b = b.primeira if isinstance(b, DuasLeituras) else b
+        return super().igual(leitura_para(a, b.shape), b)
+
+    def mostrar(self, x: Any) -> str:
+        return super().mostrar(x.provavel() if isinstance(x, DuasLeituras) else x)
+
+    def forma(self, x: Any) -> tuple:
+        return (x.provavel() if isinstance(x, DuasLeituras) else x).shape
 
 
 @dataclass(frozen=True)
 class Texto(Formato):
-    """Uma resposta curta em texto (um nome, uma letra): compara sem maiúsculas, espaços e acentos de
-    índice (``"k2"``, ``" K₂ "`` e ``"k₂"`` são a mesma resposta)."""
+    """Uma resposta curta em texto (um nome, uma letra): compara sem maiúsculas, espaços, sublinhados e subscritos
+    (``"k2"``, ``" K₂ "``, ``"k_2"`` e ``"k₂"`` são a mesma resposta)."""
 
     def normalizar(self, y: Any) -> str:
         if not isinstance(y, str):
             raise RespostaInvalida(f"a resposta é um texto curto, entre aspas; veio {_tipo(y)}")
-        return y.strip().lower().translate(str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")).replace(" ", "")
+        return y.strip().lower().translate(str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")).replace(" ", "").replace("_", "")
 
     def igual(self, a: str, b: str) -> bool:
         return a == b
@@ -250,11 +365,11 @@ class NumeroAproximado(Numero):
     casas: int = 2
 
     def normalizar(self, y: Any) -> float:
-        if isinstance(y, str):
-            try:
-                y = float(y.strip().replace(",", "."))
-            except ValueError as exc:
-                raise RespostaInvalida(f"a resposta é um número (como 0,5 ou 3); veio {y!r}") from exc
+        if isinstance(y, str):  # um número digitado (numa caixa de previsão, entre aspas): o leitor da coleção
+            lido = ler_numero(y)
+            if lido is None or lido.unidade:
+                raise RespostaInvalida(f"a resposta é um número (como 0,5 ou 3); veio {y!r}")
+            y = lido.valor
         return super().normalizar(y)
 
     def igual(self, a: float, b: float) -> bool:

@@ -1,5 +1,7 @@
 """A base dos corretores: o laço, os formatos, os erros clássicos e as respostas que não podem derrubar nada."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -132,8 +134,14 @@ def test_formats_accept_equivalent_forms():
         Mascara().normalizar([[0.5, 1.0]])
     # a saída da atenção pode vir sozinha ou no par (saída, pesos); um vetor de 2 números é a saída
     s = SaidaOuPar()
-    assert s.normalizar([6.15, 3.85]).shape == (2,)
-    assert s.normalizar((np.array([6.15, 3.85]), np.array([0.4, 0.2, 0.4]))).shape == (2,)
+    assert s.forma(s.normalizar([6.15, 3.85])) == (2,)
+    assert s.forma(s.normalizar((np.array([6.15, 3.85]), np.array([0.4, 0.2, 0.4])))) == (2,)
+    # uma lista de duas linhas (duas queries montadas num laço) é lida pela forma da resposta certa, não como par
+    certo = np.array([[6.15, 3.85], [3.85, 6.15]])
+    linhas = [np.array([6.15, 3.85]), np.array([3.85, 6.15])]
+    assert s.igual(s.normalizar(linhas), s.normalizar(certo))
+    assert s.igual(s.normalizar((certo, np.eye(2))), s.normalizar(certo))  # e o par (saída, pesos) continua valendo
+    assert not s.igual(s.normalizar([linhas[0], linhas[0]]), s.normalizar(certo))
 
 
 def test_mistake_checked_even_when_values_are_right():
@@ -175,3 +183,113 @@ def test_approximate_number_uses_the_precision_asked():
     # a regra do quiz: quem escreve mais casas responde por elas
     assert casas_escritas("0,665") == 3 and casas_escritas(np.float32(0.67)) == 2 and casas_escritas(16) == 0
     assert bate_na_precisao(0.67, 0.66524, 2, 2) and not bate_na_precisao(3.25, 3.0, 0, 2)
+
+
+# --- o limite de tempo: nenhum código de estudante o segura ---------------------------------------
+
+def _ex_rapido() -> "Exercicio":
+    from helpers.corretor import Caso, Exercicio, Numero
+    return Exercicio(nome="limite", casos=lambda: [Caso("com x = 1", {"x": 1.0})], certo=lambda x: x,
+                     acerto="ok", formato=Numero(), tempo_limite=0.3)
+
+
+def _engole_tudo(x):
+    while True:
+        try:
+            time.sleep(0.01)
+        except:  # noqa: E722 - é o que um estudante escreveria
+            continue
+
+
+def _engole_excecoes(x):
+    while True:
+        try:
+            time.sleep(0.01)
+        except Exception:
+            continue
+
+
+def _engole_aninhado(x):
+    while True:
+        try:
+            time.sleep(0.01)
+        except BaseException:
+            try:
+                time.sleep(0.01)
+            except BaseException:
+                pass
+
+
+@pytest.mark.parametrize("fn", [_engole_tudo, _engole_excecoes, _engole_aninhado])
+def test_no_student_except_can_hold_the_time_limit(fn):
+    inicio = time.monotonic()
+    v = corrigir(_ex_rapido(), fn)
+    assert v.erro == "tempo" and not v.ok, v.mensagem
+    assert time.monotonic() - inicio < 5
+    # e o corretor volta ao normal depois: nada de rastreamento ligado nem alarme pendente
+    import sys
+    assert sys.gettrace() is None
+    assert corrigir(_ex_rapido(), lambda x: x).ok
+
+
+# --- o método: regras conferidas na própria função, e entradas que não se mudam --------------------
+
+def _soma_com_laco(q, k):
+    total, i = 0.0, 0
+    while i < len(q):
+        total += q[i] * k[i]
+        i += 1
+    return total
+
+
+def test_method_detectors_read_the_function_not_its_answer():
+    import numpy as np
+
+    from helpers.corretor import tem_laco, usa_nomes, usa_operador_matricial
+
+    assert usa_operador_matricial(lambda q, k: q @ k) and usa_operador_matricial(lambda q, k: np.dot(q, k))
+    assert usa_operador_matricial(lambda q, k: np.einsum("i,i->", q, k))
+    assert not usa_operador_matricial(lambda q, k: np.sum(q * k)) and not usa_operador_matricial(_soma_com_laco)
+    assert tem_laco(_soma_com_laco) and tem_laco(lambda q, k: sum(a * b for a, b in zip(q, k)))
+    assert tem_laco(lambda z: np.vectorize(abs)(z)) and not tem_laco(lambda q, k: np.sum(q * k))
+    assert usa_nomes(lambda z: __import__("helpers").attention.softmax(z), {"softmax"})
+
+    def aninhada(z):
+        def por_dentro(w):
+            return w @ w
+        return por_dentro(z)
+    assert usa_operador_matricial(aninhada)
+
+
+def _ex_com_regra():
+    from helpers.corretor import Caso, Exercicio, Numero, Regra, usa_operador_matricial
+    return Exercicio(nome="produto", casos=lambda: [Caso("com q = (1, 2)", {"q": np.array([1.0, 2.0]),
+                                                                              "k": np.array([3.0, 4.0])})],
+                     certo=lambda q, k: float(q @ k), acerto="ok", formato=Numero(),
+                     regras=[Regra("usou @", "faça sem @.", usa_operador_matricial)])
+
+
+def test_a_rule_is_checked_only_when_the_answers_are_right():
+    assert corrigir(_ex_com_regra(), lambda q, k: q @ k).erro == "usou @"
+    assert corrigir(_ex_com_regra(), lambda q, k: float(np.sum(q * k))).ok
+    assert corrigir(_ex_com_regra(), lambda q, k: q @ q).erro == "valor"  # errada: o diagnóstico é o da resposta
+
+
+def test_an_input_changed_in_place_is_said_even_if_the_answer_is_right():
+    def muda(q, k):
+        q[:] = q * k
+        return float(np.sum(q))
+    v = corrigir(_ex_com_regra(), muda)
+    assert not v.ok and v.erro == "mudou a entrada" and "`q`" in v.mensagem, v.mensagem
+
+
+def test_a_classic_mistake_that_crashes_can_be_named_by_its_exception():
+    from helpers.corretor import Caso, Erro, Exercicio, Numero
+    ex = Exercicio(nome="tanh", casos=lambda: [Caso("com x = (1, 2)", {"x": np.array([1.0, 2.0])})],
+                   certo=lambda x: float(np.tanh(x).sum()), acerto="ok", formato=Numero(),
+                   erros=[Erro("math.tanh num vetor", "math.tanh só aceita um número; use np.tanh.",
+                               levanta=lambda exc, caso: isinstance(exc, TypeError) and "converted" in str(exc))])
+    import math
+    v = corrigir(ex, lambda x: math.tanh(x).sum())
+    assert v.erro == "math.tanh num vetor" and "np.tanh" in v.mensagem and "TypeError" in v.mensagem, v.mensagem
+    assert corrigir(ex, lambda x: 1 / 0).erro == "excecao"  # outra exceção continua genérica

@@ -6,6 +6,8 @@ mostra e corrige.
 
 from __future__ import annotations
 
+import math
+import operator
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,8 +24,12 @@ from ..corretor import (
     Numero,
     NumeroAproximado,
     Previsao,
+    Regra,
+    bate_com_alguma,
     conferir,
     corretor_de,
+    usa_nomes,
+    usa_operador_matricial,
 )
 from ..formato import vetor
 from ..previsao import CaixaDePrevisao, caixa
@@ -124,42 +130,86 @@ def verificar_ambiente(
 # Corretores
 # ---------------------------------------------------------------------------------------------
 
+#: as funções do numpy que já fazem o produto escalar inteiro (passadas direto ao corretor, sem um def)
+_ATALHOS = (np.dot, np.inner, np.vdot, np.matmul, operator.matmul)
+
+
+def _usa_atalho(fn: Callable[..., Any]) -> bool:
+    """``fn`` é, ou usa, um atalho do produto escalar (``@``, ``np.dot``, ``q.dot(k)``, ``np.inner``, ``np.einsum``…)?"""
+    return (any(fn is f for f in _ATALHOS) or usa_operador_matricial(fn)
+            or usa_nomes(fn, {"multi_dot", "dot", "inner", "vdot", "matmul", "einsum", "tensordot"}))
+
+
 PRODUTO_ESCALAR = Exercicio(
     nome="produto escalar",
     casos=lambda: [
         Caso(f"com q = {q} e k = {k}", {"q": np.array(q, dtype=float), "k": np.array(k, dtype=float)})
-        for q, k in (([1.0, 0.0], [0.5, 0.5]), ([2.0, -1.0, 3.0], [1.0, 4.0, -2.0]), ([3.0, 4.0], [-4.0, 3.0]))
+        for q, k in (([1.0, 0.0], [0.5, 0.5]), ([2.0, -1.0, 3.0], [1.0, 4.0, -2.0]),
+                     ([1.0, 2.0, 0.0, -1.0], [3.0, -1.0, 2.0, 2.0]), ([3.0, 4.0], [-4.0, 3.0]))
     ],
-    certo=lambda q, k: float(q @ k),
+    certo=lambda q, k: float(np.sum(q * k)),
     formato=Numero(),
-    acerto="Correto! q·k = Σ qᵢkᵢ. Repare no último caso: q = (3, 4) e k = (-4, 3) são perpendiculares e o "
-           "produto deu 0.",
+    tempo_limite=3.0,  # vetores de até 4 números: 3 s só se esgotam num laço que não termina
+    acerto="Correto, e à mão, sem @ nem np.dot! q·k = Σ qᵢkᵢ. Repare no último caso: q = (3, 4) e k = (-4, 3) são "
+           "perpendiculares e o produto deu 0.",
     erros=[
         Erro("produto sem a soma",
              lambda q, k: f"Você multiplicou coordenada a coordenada ({vetor(q * k)}), mas esqueceu de **somar** os "
                           "produtos: q·k = q₁k₁ + q₂k₂ + … é um único número.",
              resposta=lambda q, k: q * k, formato=Array()),
         Erro("somou os vetores",
-             "Você somou os vetores (q + k). O produto escalar multiplica as coordenadas correspondentes e soma os "
-             "produtos.",
-             resposta=lambda q, k: q + k, formato=Array()),
+             "Você somou os vetores (q + k), e talvez depois as coordenadas dessa soma. O produto escalar **multiplica** "
+             "as coordenadas correspondentes e soma os produtos: q₁k₁ + q₂k₂ + …",
+             quando=bate_com_alguma(Array(), lambda q, k: q + k, lambda q, k: np.sum(q + k))),
         Erro("multiplicou as somas",
-             "Você multiplicou as somas (Σq)(Σk). O certo é somar os produtos de cada par de coordenadas: Σ qᵢkᵢ.",
+             "Você multiplicou as somas, (Σq)(Σk) — é o que dá um laço dentro de outro, que multiplica **todo** qᵢ por "
+             "**todo** kⱼ. O produto escalar só multiplica as coordenadas da mesma posição, qᵢ com kᵢ: um laço só.",
              resposta=lambda q, k: float(q.sum() * k.sum())),
+        Erro("produto dos comprimentos",
+             "Você calculou |q| |k|, o produto dos comprimentos. Falta o cos θ: |q| |k| é o q·k só quando as setas "
+             "apontam para o mesmo lado. Multiplique as coordenadas correspondentes e some: Σ qᵢkᵢ.",
+             resposta=lambda q, k: float(np.linalg.norm(q) * np.linalg.norm(k))),
+        Erro("média no lugar da soma",
+             "Você tirou a **média** dos produtos (dividiu pelo número de coordenadas). O produto escalar é a **soma** "
+             "deles, sem dividir.",
+             resposta=lambda q, k: float(np.mean(q * k))),
         Erro("só a primeira coordenada",
-             "Você usou só a primeira coordenada. Some os produtos de **todas** as coordenadas (um laço ou "
-             "np.sum(q * k)).",
+             "Só a primeira coordenada entrou: q₁k₁. Um `return` dentro do laço? Ele sai da função já na primeira "
+             "volta. Some os produtos de **todas** as coordenadas e devolva o total depois do laço.",
              resposta=lambda q, k: float(q[0] * k[0])),
+        Erro("faltou a última coordenada",
+             "Faltou a última coordenada: o laço parou uma posição antes (range(len(q) - 1)?). range(len(q)) já vai "
+             "de 0 até a última posição, len(q) - 1.",
+             resposta=lambda q, k: float(np.sum(q[:-1] * k[:-1]))),
+        Erro("pulou a primeira coordenada",
+             "Faltou a primeira coordenada: o laço começou em 1 (range(1, len(q))?). Em Python as posições começam em "
+             "0: q[0] é a primeira.",
+             resposta=lambda q, k: float(np.sum(q[1:] * k[1:]))),
+        Erro("só a última coordenada",
+             "Só a última coordenada sobrou: o total foi **substituído** a cada volta (total = q[i] * k[i]) em vez de "
+             "**acumulado** (total += q[i] * k[i]).",
+             resposta=lambda q, k: float(q[-1] * k[-1])),
+    ],
+    regras=[
+        Regra("usou @ ou np.dot",
+              "o exercício é fazer a conta **à mão**, sem `@`, `np.dot` (nem `q.dot(k)`, `np.inner`, `np.einsum`), "
+              "que já fazem tudo. Multiplique as coordenadas correspondentes e some os produtos: com um laço, ou com "
+              "`q * k` e uma soma.",
+              _usa_atalho),
     ],
 )
 
 
 @corretor_de(PRODUTO_ESCALAR)
 def check_produto_escalar(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
-    """Confere ``fn(q, k)`` = produto escalar ``Σ qᵢ kᵢ`` de dois vetores 1-D (um número).
+    """Confere ``fn(q, k)`` = produto escalar ``Σ qᵢ kᵢ`` de dois vetores 1-D (um número), feito à mão: com as
+    respostas certas, um ``@``, ``np.dot`` (ou ``q.dot``, ``np.inner``, ``np.einsum``…) é recusado pela regra
+    do enunciado.
 
-    Reconhece: produto elemento a elemento sem a soma, soma dos vetores em vez dos produtos,
-    produto das somas, e o uso de só uma coordenada.
+    Reconhece cada erro de :data:`PRODUTO_ESCALAR`: produto elemento a elemento sem a soma, soma dos vetores,
+    produto das somas (um laço duplo), produto dos comprimentos, média no lugar da soma, e os laços que pegam
+    só a primeira coordenada (um ``return`` dentro do laço), param uma antes do fim, começam em 1 ou substituem
+    o total em vez de acumulá-lo.
     """
     return conferir(PRODUTO_ESCALAR, fn)
 
@@ -181,6 +231,13 @@ PREVISAO_PERPENDICULAR = Previsao(
                                    "mesma direção (cos 0° = 1). A 90°, o cosseno é 0.", resposta=lambda: 3.0),
         Erro("perpendicular confundido com oposto", "−3 seria o q·k com as setas em sentidos opostos (180°, cos = −1). "
                                                     "Perpendicular é 90°, e cos 90° = 0.", resposta=lambda: -3.0),
+        Erro("165° como o ângulo entre as setas",
+             "−2,898 é |q| |k| cos 165°: você usou 165° como o ângulo **entre** as setas. 165° é o ângulo de q com o "
+             "eixo horizontal; k está a 75°, então entre elas há 165° − 75°.", resposta=lambda: 3 * math.cos(math.radians(165))),
+        Erro("cosseno em radianos",
+             "−1,344 é 3 · cos(90) com o 90 lido em **radianos** (np.cos e math.cos esperam radianos, e 90 radianos "
+             "não são 90°). Em graus, cos 90° = 0: converta com np.radians(90) antes do cosseno.",
+             resposta=lambda: 3 * math.cos(90)),
     ],
     exemplo="1,5",
     # o valor que a revelação imprime, e a frase que diria o ângulo entre as setas

@@ -31,12 +31,12 @@ from ..corretor import (
     conferir,
     corretor_de,
 )
+from ..erros_de_escores import ERROS_DE_LACO_E_ORDEM, ERROS_ESCORES, explica_forma_q_k
+from ..estabilidade import EXPLICA_KEEPDIMS, erros_de_estabilidade, esqueceu_keepdims, normalizou_pelo_array_inteiro
 from ..formato import decimal
 from ..paineis import Painel, tabela
 from ..plots import CORES
 from ..previsao import CaixaDePrevisao, caixa
-from .produto_escalar import ERROS_ESCORES, explica_forma_q_k
-from .softmax import erros_de_estabilidade, normalizou_pelo_array_inteiro
 
 # ---------------------------------------------------------------------------------------------
 # Figuras
@@ -222,8 +222,28 @@ def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queri
 def _com_escala(erro: Erro) -> Erro:
     """Um erro dos escores do 02, agora com a divisão por √d certa por cima."""
     return Erro(f"{erro.nome} (com a escala)",
-                "A divisão por √d está lá, mas os escores antes dela não estão certos. " + erro.texto(Caso("", {})),
+                lambda q, K: "A divisão por √d está lá, mas os escores antes dela não estão certos. "
+                             + erro.texto(Caso("", {"q": q, "K": K})),
                 resposta=lambda q, K: np.asarray(erro.resposta(q=q, K=K), dtype=float) / math.sqrt(K.shape[1]))
+
+
+def _outro_divisor(y: Any, _certo: Any, caso: Caso) -> bool:
+    """Os escores são proporcionais aos certos (``c · K @ q``), mas com um fator ``c`` que não é ``1/√d``: um divisor
+    fixo (o √2 do exemplo), ``K.size``, ``d`` de outro caso…"""
+    q, K = (np.asarray(caso.entradas[k], dtype=float) for k in ("q", "K"))
+    brutos, arr = K @ q, np.asarray(y, dtype=float)
+    if arr.shape != brutos.shape or not np.all(np.isfinite(arr)) or float(brutos @ brutos) < 1e-12:
+        return False
+    c = float(arr @ brutos) / float(brutos @ brutos)
+    return (c > 0 and bool(np.allclose(arr, c * brutos, rtol=1e-6, atol=1e-9))
+            and not math.isclose(c, 1 / math.sqrt(K.shape[1]), rel_tol=1e-6))
+
+
+def _explica_outro_divisor(q: np.ndarray, K: np.ndarray) -> str:
+    d = K.shape[1]
+    return (f"Os escores são proporcionais aos certos, mas o divisor não é √d = √{d} ≈ {decimal(math.sqrt(d), 2)}. "
+            "Um número fixo (como o √2 do exemplo, que só vale com d = 2) não acompanha a dimensão, e nem K.size "
+            "(n·d) nem o número de keys são o d. O d é o tamanho de cada vetor, lido da entrada: len(q) ou K.shape[1].")
 
 
 ESCORES_ESCALADOS = Exercicio(
@@ -270,6 +290,9 @@ ESCORES_ESCALADOS = Exercicio(
              "seguinte (notebook 04).",
              resposta=lambda q, K: softmax(K @ q / math.sqrt(K.shape[1]))),
         *[_com_escala(e) for e in ERROS_ESCORES],
+        # os tropeços de um laço (os que dão uma resposta construível), também com a escala certa por cima
+        *[_com_escala(e) for e in ERROS_DE_LACO_E_ORDEM if e.resposta is not None],
+        Erro("outro divisor no lugar de √d", _explica_outro_divisor, quando=_outro_divisor),
     ],
     explica_forma=explica_forma_q_k,
     dica_de_forma="Os escores escalados são um vetor (n,): um escore por key.",
@@ -282,8 +305,9 @@ def check_escores_escalados(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool
     divididos pela raiz da dimensão ``d`` (o comprimento de cada vetor).
 
     Reconhece cada erro de :data:`ESCORES_ESCALADOS`: sem escala, dividir por ``d``, multiplicar por ``√d``,
-    a precedência de ``d ** 1/2``, a raiz do **número de keys**, a softmax já aplicada e, com a escala certa,
-    os erros do produto escalar do notebook 02.
+    a precedência de ``d ** 1/2``, a raiz do **número de keys**, a softmax já aplicada, com a escala certa os
+    erros do produto escalar e dos laços do notebook 02 e, por último, qualquer outro divisor (um √2 fixo,
+    ``K.size``…).
     """
     return conferir(ESCORES_ESCALADOS, fn)
 
@@ -500,6 +524,8 @@ def _casos_pesos() -> list[Caso]:
              {"Q": rng.normal(size=(3, 16)).round(1), "K": rng.normal(size=(5, 16)).round(1)}),
         Caso("com Q e K quadradas (3 queries, 3 keys, d = 3)",
              {"Q": rng.normal(size=(3, 3)).round(1), "K": rng.normal(size=(3, 3)).round(1)}),
+        Caso("com uma query de escores muito negativos (Q = [[-1414, -1430]], escores ≈ (−1000, −1011, −1006))",
+             {"Q": np.array([[-1414.0, -1430.0]]), "K": _EXEMPLO_K.copy()}),
         Caso("com queries do mesmo lote separadas por milhares (Q = [[1, 0], [3000, 0]])",
              {"Q": np.array([[1.0, 0.0], [3000.0, 0.0]]), "K": _EXEMPLO_K.copy()}),
         Caso("com uma query de escores muito espalhados (Q = [[2000, -2000]], escores ≈ (1414, -1414, 0))",
@@ -512,6 +538,32 @@ def _casos_pesos() -> list[Caso]:
 def _certo_pesos(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
     Q, K = Q.astype(float), K.astype(float)
     return softmax(_escores_lote(Q, K), axis=-1)
+
+
+def _pesos_com_outro_divisor(y: Any, _certo: Any, caso: Caso) -> bool:
+    """Os pesos são ``softmax(c · Q Kᵀ)`` linha por linha, com um fator ``c > 0`` que não é ``1/√d`` (um divisor
+    fixo, ``K.size``…): o log de cada linha, centrado, é proporcional aos escores brutos centrados."""
+    Q, K = (np.asarray(caso.entradas[k], dtype=float) for k in ("Q", "K"))
+    brutos, arr = Q @ K.T, np.asarray(y, dtype=float)
+    if arr.shape != brutos.shape or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        return False
+    if not np.allclose(arr.sum(axis=-1), 1.0, rtol=1e-6):
+        return False
+    logs = np.log(arr)
+    D = logs - logs.mean(axis=-1, keepdims=True)
+    R = brutos - brutos.mean(axis=-1, keepdims=True)
+    if float(np.sum(R * R)) < 1e-12:
+        return False
+    c = float(np.sum(D * R)) / float(np.sum(R * R))
+    return (c > 0 and bool(np.allclose(D, c * R, rtol=1e-5, atol=1e-7))
+            and not math.isclose(c, 1 / math.sqrt(K.shape[1]), rel_tol=1e-5))
+
+
+def _explica_forma_pesos(Q: np.ndarray, K: np.ndarray) -> str:
+    m, n = Q.shape[0], K.shape[0]
+    return (f"Aqui Q tem forma {Q.shape} (uma query por linha) e K tem forma {K.shape} (uma key por linha): os escores "
+            f"Q @ K.T têm forma ({m}, {n}), um por par (query, key). Na softmax, o máximo e a soma de cada linha com "
+            f"keepdims=True têm forma ({m}, 1) e se alinham com as linhas; sem keepdims, ({m},), e não se alinham.")
 
 
 PESOS_ATENCAO = Exercicio(
@@ -550,6 +602,14 @@ PESOS_ATENCAO = Exercicio(
              "a soma de **todos** os pesos dá 1, mas cada linha (cada query) é que deve somar 1. Some só ao longo do "
              "último eixo: e.sum(axis=-1, keepdims=True).",
              quando=normalizou_pelo_array_inteiro),
+        Erro("sem keepdims", EXPLICA_KEEPDIMS,
+             quando=esqueceu_keepdims(lambda Q, K: _escores_lote(Q.astype(float), K.astype(float)))),
+        Erro("outro divisor no lugar de √d",
+             lambda Q, K: f"Os pesos são a softmax dos escores divididos por outro número, não por √d = √{K.shape[1]} "
+                          f"≈ {decimal(math.sqrt(K.shape[1]), 2)}. Um número fixo (como o √2 do exemplo, que só vale "
+                          "com d = 2) não acompanha a dimensão, e nem K.size (n·d) nem o número de keys são o d. O d é "
+                          "o tamanho de cada vetor, lido da entrada: K.shape[1] (ou Q.shape[1]).",
+             quando=_pesos_com_outro_divisor),
         Erro("queries e keys trocadas",
              "Você comparou as keys com as queries (K @ Q.T): o resultado tem uma linha por **key**. Queremos uma "
              "linha por query e uma coluna por key: Q @ K.T.",
@@ -560,9 +620,7 @@ PESOS_ATENCAO = Exercicio(
              "transponha o resultado no fim.",
              resposta=lambda Q, K: _certo_pesos(Q, K).T if _quadrado(Q, K) else None),
     ],
-    explica_forma=lambda Q, K: (f"Aqui Q tem forma {Q.shape} (uma query por linha) e K tem forma {K.shape} (uma key "
-                                f"por linha). Q @ K.T tem forma ({Q.shape[0]}, {K.shape[0]}): um escore por par "
-                                "(query, key)."),
+    explica_forma=_explica_forma_pesos,
     dica_de_forma="Os pesos têm uma linha por query e uma coluna por key: forma (m, n).",
 )
 
@@ -571,8 +629,9 @@ PESOS_ATENCAO = Exercicio(
 def check_pesos_de_atencao(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
     """Confere ``fn(Q, K)`` = ``softmax(Q Kᵀ / √d)`` linha por linha: ``Q`` ``(m, d)``, ``K`` ``(n, d)`` → ``(m, n)``.
 
-    Casos: o exemplo resolvido (a primeira linha é o Exemplo 1), ``d = 16``, ``Q`` e ``K`` quadradas e o padrão
-    de estabilidade da coleção (queries separadas por milhares, uma query muito espalhada, float32). Reconhece
-    cada erro de :data:`PESOS_ATENCAO`.
+    Casos: o exemplo resolvido (a primeira linha é o Exemplo 1), ``d = 16``, ``Q`` e ``K`` quadradas (onde um
+    ``keepdims`` esquecido roda calado e erra) e o padrão de estabilidade da coleção (uma query de escores muito
+    negativos, queries separadas por milhares, uma query muito espalhada, float32). Reconhece cada erro de
+    :data:`PESOS_ATENCAO`.
     """
     return conferir(PESOS_ATENCAO, fn)

@@ -6,7 +6,9 @@ mostra e corrige.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as W
@@ -17,13 +19,18 @@ from numpy.typing import ArrayLike
 
 from .. import plots, recurrent
 from ..corretor import (
+    Array,
     Caso,
     Erro,
     Exercicio,
     NumeroAproximado,
     Previsao,
+    Regra,
+    RespostaInvalida,
+    bate_com_alguma,
     conferir,
     corretor_de,
+    usa_nomes,
 )
 from ..formato import vetor
 from ..paineis import Painel, tabela
@@ -314,8 +321,26 @@ PASSO_RNN = Exercicio(
              resposta=lambda **e: e["h"] + np.tanh(_pre(**e))),
         Erro("* no lugar de @",
              lambda h, **_: f"h_novo veio com forma ({h.size}, {h.size}), mas deveria ser ({h.size},), o mesmo tamanho "
-                            "de h. Você usou * (elemento a elemento) em vez de @ (produto matriz-vetor)?",
-             resposta=lambda h, x, W_h, W_x, b: np.tanh(W_h * h + W_x @ x + b)),
+                            "de h: você usou * (elemento a elemento) em vez de @ (produto matriz-vetor). Matriz * vetor "
+                            "multiplica cada linha da matriz pelo vetor e devolve uma matriz; matriz @ vetor soma esses "
+                            "produtos e devolve um vetor: W_h @ h e W_x @ x.",
+             quando=bate_com_alguma(Array(), lambda h, x, W_h, W_x, b: np.tanh(W_h * h + W_x @ x + b),
+                                     lambda h, x, W_h, W_x, b: np.tanh(W_h @ h + W_x * x + b),
+                                     lambda h, x, W_h, W_x, b: np.tanh(W_h * h + W_x * x + b))),
+        Erro("tanh em cada parcela",
+             "Você aplicou o tanh a cada parcela separadamente (tanh(W_h h) + tanh(W_x x) + …). O tanh vem **depois** "
+             "da soma, uma vez só: tanh(W_h h + W_x x + b). (A soma de tanhs nem fica entre −1 e 1.)",
+             quando=bate_com_alguma(Array(),
+                                     lambda h, x, W_h, W_x, b: np.tanh(W_h @ h) + np.tanh(W_x @ x) + np.tanh(b),
+                                     lambda h, x, W_h, W_x, b: np.tanh(W_h @ h) + np.tanh(W_x @ x) + b,
+                                     lambda h, x, W_h, W_x, b: np.tanh(W_h @ h) + np.tanh(W_x @ x + b),
+                                     lambda h, x, W_h, W_x, b: np.tanh(W_h @ h + b) + np.tanh(W_x @ x))),
+        Erro("x tratado como índice",
+             "Você pegou **uma coluna** de W_x (a do maior número de x, como se x fosse sempre *one-hot*). Com um "
+             "*one-hot* isso coincide com W_x @ x, mas o passo recebe qualquer vetor x: use o produto matriz-vetor, "
+             "W_x @ x, que vale para todos.",
+             resposta=lambda h, x, W_h, W_x, b: (None if np.isin(x, (0.0, 1.0)).all()
+                                                 else np.tanh(W_h @ h + W_x[:, int(np.argmax(x))] + b))),
         Erro("matrizes trocadas",
              "Você trocou as matrizes: usou W_x com o estado h e W_h com o token x. " + _FORMAS_RNN,
              resposta=lambda h, x, W_h, W_x, b: np.tanh(W_x @ h + W_h @ x + b)),
@@ -337,9 +362,10 @@ def check_passo_rnn(fn: Callable[..., Any]) -> bool:
     Casos: o exemplo pequeno do notebook (``n = 2``, ``d = 3``, ``x`` *one-hot*), um caso aleatório
     (``n = 3``, ``d = 4``) e um quadrado (``n = d = 2``, onde as matrizes trocadas rodam e se reconhecem).
     Reconhece cada erro de :data:`PASSO_RNN`: faltou o ``tanh``; outra não linearidade (sigmoide, ReLU);
-    ``tanh`` só em parte da soma; faltou o viés ``b``; faltou o estado anterior (``W_h h``) ou a entrada
-    (``W_x x``); ``W_h`` transposta; somou o ``h`` antigo; ``*`` em vez de ``@``; as matrizes trocadas e
-    a convenção de vetor-linha (o erro de forma é explicado).
+    ``tanh`` só em parte da soma, ou um em cada parcela; faltou o viés ``b``; faltou o estado anterior (``W_h h``)
+    ou a entrada (``W_x x``); ``W_h`` transposta; somou o ``h`` antigo; ``*`` em vez de ``@`` (em ``W_h h`` ou em
+    ``W_x x``); uma coluna de ``W_x`` no lugar de ``W_x @ x`` (como se ``x`` fosse sempre *one-hot*); as matrizes
+    trocadas e a convenção de vetor-linha (o erro de forma é explicado).
     """
     return conferir(PASSO_RNN, fn)
 
@@ -375,6 +401,38 @@ def _casos_ler_sequencia() -> list[Caso]:
         Caso("num caso quadrado (n = d = 3, T = 5)", quadrado),
         Caso("com um token só (T = 1)", dict(xs=np.eye(3)[[2]], W_h=passo["W_h"], W_x=passo["W_x"], b=passo["b"])),
     ]
+
+
+def _passos_errados() -> list[Callable[..., Any]]:
+    """Os passos errados de :data:`PASSO_RNN` (cada versão de cada erro), como funções das entradas do passo."""
+    passos = []
+    for erro in PASSO_RNN.erros:
+        passos += [erro.resposta] if erro.resposta is not None else list(getattr(erro.quando, "respostas", ()))
+    return passos
+
+
+def _laco_com_passo_errado(y: Any, caso: Caso) -> bool:
+    """A resposta é a de um laço certo com um dos passos errados de :data:`PASSO_RNN` dentro?"""
+    xs, W_h, W_x, b = (caso.entradas[k] for k in ("xs", "W_h", "W_x", "b"))
+    try:
+        arr = Array().normalizar(y)
+    except RespostaInvalida:
+        return False
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for errado in _passos_errados():
+            def passo(h: np.ndarray, x: np.ndarray, errado: Callable[..., Any] = errado) -> np.ndarray:
+                novo = errado(h=h, x=x, W_h=W_h, W_x=W_x, b=b)
+                # None: o erro não muda este passo (um x one-hot, para quem pega uma coluna de W_x)
+                return np.tanh(W_h @ h + W_x @ x + b) if novo is None else np.asarray(novo, dtype=float)
+
+            try:
+                errada = _estados(xs, W_h, W_x, b, passo=passo)
+            except Exception:  # noqa: BLE001 - este passo errado nem roda com estas formas
+                continue
+            if errada.shape == arr.shape and np.allclose(arr, errada, rtol=1e-6, atol=1e-6, equal_nan=True):
+                return True
+    return False
 
 
 LER_SEQUENCIA = Exercicio(
@@ -425,6 +483,29 @@ LER_SEQUENCIA = Exercicio(
              "exercício anterior, tanh(W_h h + W_x x + b).",
              resposta=lambda xs, W_h, W_x, b: _estados(xs, W_h, W_x, b,
                                                         passo=lambda h, x: np.tanh(h @ W_h + W_x @ x + b))),
+        Erro("passo errado dentro do laço",
+             "O laço está certo (o estado passa adiante, uma linha por token, na ordem), mas o passo dentro dele tem um "
+             "erro. Ponha o passo numa função e confira com licao.check_passo_rnn, o corretor do exercício 1: ele diz "
+             "qual é o erro. Depois chame essa função dentro do laço.",
+             quando=lambda y, certo, caso: _laco_com_passo_errado(y, caso)),
+        Erro("faltou o último token",
+             "Faltou o último token: o resultado tem T − 1 linhas. O laço parou uma volta antes (range(len(xs) - 1)?): "
+             "percorra **todos** os tokens, for x in xs.",
+             resposta=lambda xs, W_h, W_x, b: _estados(xs[:-1], W_h, W_x, b) if len(xs) > 1 else None),
+        Erro("pulou o primeiro token",
+             "O primeiro token ficou de fora: o laço começou no token 1 (range(1, len(xs))?). Em Python as posições "
+             "começam em 0: xs[0] é o primeiro token, e a primeira linha é o estado depois de lê-lo.",
+             resposta=lambda xs, W_h, W_x, b: _estados(xs[1:], W_h, W_x, b) if len(xs) > 1 else None),
+        Erro("estados transpostos",
+             "Os estados saíram nas **colunas**: o resultado tem forma (n, T), não (T, n) (np.column_stack, ou "
+             "np.stack(…, axis=1)?). Cada estado é uma **linha**: np.array(estados) ou np.stack(estados).",
+             resposta=lambda **e: _estados(**e).T),
+    ],
+    regras=[
+        Regra("usou a RNN pronta",
+              "o exercício é escrever **o laço**, e a RNN pronta do helpers.recurrent (TanhRNN(…).run) já faz o laço "
+              "inteiro. Percorra os tokens com um for, um passo por token (o seu passo_rnn serve).",
+              lambda fn: usa_nomes(fn, {"TanhRNN", "GatedRNN", "run", "make_tanh_rnn", "make_gated_rnn"})),
     ],
     explica_forma=lambda **_: _FORMAS_RNN + " Aqui xs tem forma (T, d): xs[t] é o token t, um vetor (d,).",
     dica_de_forma="O resultado tem uma linha por token e n colunas: forma (T, n).",
@@ -440,7 +521,9 @@ def check_ler_sequencia(fn: Callable[..., Any]) -> bool:
     Casos: o exemplo pequeno do notebook, os pesos de ``rnn_pequena`` com 7 tokens, um caso quadrado
     (``n = d``) e uma sequência de um token só. Reconhece cada erro de :data:`LER_SEQUENCIA` (só o estado
     final, o estado inicial incluído, um passo de atraso, o estado que não passa adiante, o mesmo array
-    guardado ``T`` vezes, a ordem invertida na leitura ou na saída e um passo errado dentro do laço).
+    guardado ``T`` vezes, a ordem invertida na leitura ou na saída, um laço que para um token antes ou começa
+    no segundo, os estados nas colunas e um passo errado dentro do laço — qualquer erro de :data:`PASSO_RNN`).
+    O laço é o exercício: com as respostas certas, a RNN pronta (``TanhRNN(…).run``) é recusada pela regra.
     """
     return conferir(LER_SEQUENCIA, fn)
 
@@ -449,10 +532,25 @@ def check_ler_sequencia(fn: Callable[..., Any]) -> bool:
 # Prever, depois conferir
 # ---------------------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class NumeroDeTokens(NumeroAproximado):
+    """Uma quantidade de tokens: um número **inteiro** (``16``, ``"16"``, ``"16,0"``). ``16,5`` não é lido como 16
+    (não há meio token): a caixa pede um inteiro, sem revelar a resposta."""
+
+    casas: int = 0
+
+    def normalizar(self, y: Any) -> float:
+        valor = super().normalizar(y)
+        if not float(valor).is_integer():
+            raise RespostaInvalida(f"um comprimento T conta tokens inteiros (não há meio token); veio "
+                                   f"{valor:g}".replace(".", ",") + ": escreva um número inteiro")
+        return valor
+
+
 PREVISAO_CAPACIDADE = Previsao(
     nome="quantos tokens cabem no estado",
     certo=16,
-    formato=NumeroAproximado(casas=0),
+    formato=NumeroDeTokens(),
     revelar="A pergunta era sobre a melhor rede possível, não sobre as redes sorteadas. Há um teto para "
             "qualquer rede, com porta ou sem, treinada ou não: uma leitura linear de um estado de n = 32 números "
             "reconstrói no máximo 32 números da sequência, por mais que a rede misture os tokens (o porquê está no "

@@ -20,7 +20,19 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from .. import plots
-from ..corretor import Caso, Erro, Exercicio, Formato, Previsao, RespostaInvalida, conferir, corretor_de
+from ..corretor import (
+    Array,
+    Caso,
+    Erro,
+    Exercicio,
+    Formato,
+    Previsao,
+    RespostaInvalida,
+    bate_com_alguma,
+    conferir,
+    corretor_de,
+)
+from ..erros_de_escores import ERROS_DE_LACO_E_ORDEM, ERROS_ESCORES, explica_forma_q_k  # noqa: F401
 from ..formato import subscrito
 from ..paineis import Painel, slider, tabela
 from ..plots import CORES
@@ -315,58 +327,6 @@ def painel_ranking_keys(angulo_q: float = 30.0, comprimento_q: float = 1.5, keys
 # ---------------------------------------------------------------------------------------------
 
 
-def explica_forma_q_k(q: np.ndarray, K: np.ndarray) -> str:
-    """Por que ``q @ K`` não fecha quando ``K`` é ``(n, d)`` com ``n ≠ d`` (usado também no 03)."""
-    n, d = K.shape
-    return (f"aqui q tem forma ({d},) e K tem forma ({n}, {d}): **uma key por linha**. q @ K tentaria casar as "
-            f"{d} coordenadas de q com as {n} linhas de K, e isso não fecha. Para comparar q com cada linha, use "
-            f"K @ q ((n, d) @ (d,) = (n,)) ou q @ K.T ((d,) @ (d, n) = (n,)).")
-
-
-#: os erros clássicos de "os escores de uma query contra todas as keys" (o 03 os reusa com a escala)
-ERROS_ESCORES = [
-    Erro("produto sem a soma",
-         "Você multiplicou coordenada a coordenada (q * K dá uma matriz (n, d)), mas esqueceu de **somar** os "
-         "produtos de cada key: some ao longo do último eixo, np.sum(q * K, axis=-1), ou use K @ q.",
-         resposta=lambda q, K: q * K),
-    Erro("soma no eixo errado",
-         "Você somou no eixo errado: np.sum(q * K, axis=0) soma as keys entre si, coordenada por coordenada, e dá "
-         "um vetor (d,). Cada escore é a soma ao longo das coordenadas de uma key: axis=-1 (ou K @ q).",
-         resposta=lambda q, K: np.sum(q * K, axis=0)),
-    Erro("tudo somado num número só",
-         "Você somou tudo num número só (a soma de todos os escores). Queremos um escore por key: um vetor (n,), "
-         "com q·kᵢ na posição i.",
-         resposta=lambda q, K: np.sum(q * K)),
-    Erro("cosseno no lugar do produto escalar",
-         "Você calculou o **cosseno** (q·k dividido por |q||k|), não o produto escalar. A atenção usa q·k puro: o "
-         "comprimento dos vetores também conta.",
-         resposta=lambda q, K: K @ q / (np.linalg.norm(q) * np.linalg.norm(K, axis=1))),
-    Erro("keys normalizadas",
-         "Você normalizou as keys (dividiu cada kᵢ por |kᵢ|) antes do produto. Use as keys como vieram: uma key mais "
-         "longa deve dar um escore maior.",
-         resposta=lambda q, K: K @ q / np.linalg.norm(K, axis=1)),
-    Erro("query normalizada",
-         "Você normalizou a query (dividiu q por |q|) antes do produto. Use q como veio: o comprimento de q "
-         "multiplica todos os escores, e isso importa para a softmax.",
-         resposta=lambda q, K: K @ q / np.linalg.norm(q)),
-    Erro("valor absoluto",
-         "Você tirou o valor absoluto: uma key que aponta para o lado oposto de q tem escore **negativo**, e isso é "
-         "informação (ela casa pior que uma key perpendicular, de escore 0).",
-         resposta=lambda q, K: np.abs(K @ q)),
-    Erro("escores já ordenados",
-         "Você devolveu os escores já ordenados. A posição i do resultado deve ser o escore da key i (na ordem das "
-         "linhas de K); ordenar é outro passo (np.argsort).",
-         resposta=lambda q, K: np.sort(K @ q)[::-1]),
-    Erro("escores ordenados do menor ao maior",
-         "Você devolveu os escores ordenados. A posição i do resultado deve ser o escore da key i (na ordem das "
-         "linhas de K); ordenar é outro passo (np.argsort).",
-         resposta=lambda q, K: np.sort(K @ q)),
-    Erro("q @ K sem transpor",
-         "Você calculou q @ K sem transpor. Com K quadrada isso roda, mas combina as **linhas** de K usando os "
-         "números de q como pesos; não compara q com cada key. Cada key é uma linha de K: use K @ q (ou q @ K.T).",
-         resposta=lambda q, K: q @ K if K.shape[0] == K.shape[1] else None),
-]
-
 ESCORES = Exercicio(
     nome="escores de uma query",
     casos=lambda: [
@@ -376,11 +336,14 @@ ESCORES = Exercicio(
         Caso("com q (2,) e K (2, 2), uma K quadrada", {"q": np.array([1.0, 2.0]), "K": np.array([[3.0, 1.0], [0.0, 2.0]])}),
         Caso("no exemplo resolvido: q = (1, 0), keys (1, 0), (0, 1) e (0.5, 0.5)",
              {"q": np.array([1.0, 0.0]), "K": np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])}),
+        Caso("com q (3,) e K (5, 3), a vencedora no meio",
+             {"q": np.array([1.0, 2.0, -1.0]), "K": np.array([[1.0, 0.0, 2.0], [0.0, 2.0, 1.0], [0.5, 0.0, 0.0],
+                                                              [2.0, 1.0, 0.0], [0.0, 1.0, 0.0]])}),
     ],
     certo=lambda q, K: K @ q,
     acerto="Correto! Os escores são K @ q: um produto escalar por linha de K, na ordem das keys. No exemplo resolvido "
            "eles dão (1, 0, 0.5): k₁ em 1º lugar, k₃ em 2º, k₂ em 3º.",
-    erros=ERROS_ESCORES,
+    erros=[*ERROS_ESCORES, *ERROS_DE_LACO_E_ORDEM],
     explica_forma=explica_forma_q_k,
     dica_de_forma="Os escores são um vetor (n,): um escore por key, na ordem das linhas de K.",
 )
@@ -394,7 +357,9 @@ def check_escores(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
     Reconhece cada erro de :data:`ERROS_ESCORES`: produto elemento a elemento sem a soma, soma no eixo
     errado, soma de tudo num número só, ``q @ K`` sem transpor (o erro de forma e, com ``K`` quadrada, o
     resultado silenciosamente errado), cosseno no lugar do produto escalar, keys ou query normalizadas,
-    valor absoluto e escores devolvidos já ordenados.
+    valor absoluto e escores devolvidos já ordenados; e os de :data:`ERROS_DE_LACO_E_ORDEM`: um laço que pula a
+    primeira ou a última key, ou a última coordenada, um total que não é zerado a cada key, um ``return`` dentro
+    do laço, só a vencedora, o ranking (índices) no lugar dos escores e a ordem invertida.
     """
     return conferir(ESCORES, fn)
 
@@ -473,6 +438,53 @@ ESCORES_COSSENO = Exercicio(
              "com cada key. Cada key é uma linha de K: use K @ q (ou q @ K.T).",
              resposta=lambda q, K, tau: (q @ K / (np.linalg.norm(K, axis=1) * np.linalg.norm(q)) / tau
                                          if K.shape[0] == K.shape[1] else None)),
+        Erro("produto sem a soma",
+             "Você multiplicou coordenada a coordenada (q * K dá uma matriz (n, d)), mas esqueceu de **somar** os "
+             "produtos de cada key: o cosseno de q com kᵢ é um número só, (Σⱼ qⱼ kᵢⱼ) / (|q| |kᵢ|).",
+             resposta=lambda q, K, tau: q * K / (np.linalg.norm(K, axis=1, keepdims=True) * np.linalg.norm(q)) / tau),
+        Erro("soma no eixo errado",
+             "Você somou no eixo errado: a soma com axis=0 junta as keys entre si, coordenada por coordenada. Cada "
+             "produto escalar soma as coordenadas de **uma** key: axis=-1 (ou K @ q).",
+             quando=bate_com_alguma(
+                 Array(),
+                 lambda q, K, tau: np.sum(q * K, axis=0) / (np.linalg.norm(K, axis=1) * np.linalg.norm(q)) / tau,
+                 lambda q, K, tau: np.sum(q / np.linalg.norm(q) * (K / np.linalg.norm(K, axis=1, keepdims=True)),
+                                          axis=0) / tau)),
+        Erro("normalizou sem keepdims",
+             "Você dividiu K por np.linalg.norm(K, axis=1) sem keepdims: o vetor (n,) de comprimentos se alinha com as "
+             "**colunas** de K, e cada coluna j foi dividida pelo comprimento da key j. Com K quadrada roda sem erro "
+             "(e dá outro número); senão, nem roda. Use keepdims=True (forma (n, 1)), ou divida os escores K @ q, "
+             "que já são um por key.",
+             resposta=lambda q, K, tau: ((K / np.linalg.norm(K, axis=1)) @ q / np.linalg.norm(q) / tau
+                                         if K.shape[0] == K.shape[1] else None)),
+        Erro("distância do cosseno",
+             "Você calculou a **distância** do cosseno, 1 − cos θ (a do scipy.spatial.distance.cosine), que é 0 para a "
+             "key mais parecida. O escore é o próprio cosseno, cos θ / τ: grande para a key mais alinhada.",
+             quando=bate_com_alguma(Array(), lambda q, K, tau: (1 - _cos(q, K)) / tau, lambda q, K, tau: 1 - _cos(q, K))),
+        Erro("faltou a última key",
+             "Faltou o escore da última key: o resultado tem n − 1 números. O laço parou uma volta antes "
+             "(range(len(K) - 1)?): percorra **todas** as linhas de K.",
+             resposta=lambda q, K, tau: _cos(q, K)[:-1] / tau),
+        Erro("pulou a primeira key",
+             "Faltou o escore da primeira key: o laço começou na linha 1 (range(1, len(K))?). Em Python as linhas "
+             "começam em 0: K[0] é a primeira key.",
+             resposta=lambda q, K, tau: _cos(q, K)[1:] / tau),
+        Erro("faltou a última coordenada",
+             "A última coordenada ficou de fora (um laço com range(len(q) - 1)?): o produto escalar, e cada "
+             "comprimento, somam **todas** as d coordenadas.",
+             quando=bate_com_alguma(
+                 Array(),
+                 lambda q, K, tau: K[:, :-1] @ q[:-1] / (np.linalg.norm(K, axis=1) * np.linalg.norm(q)) / tau,
+                 lambda q, K, tau: _cos(q[:-1], K[:, :-1]) / tau)),
+        Erro("ordem invertida",
+             "Os escores estão certos, mas na ordem inversa (o da última key primeiro). A posição i do resultado deve "
+             "ser o escore da key i, na ordem das linhas de K.",
+             resposta=lambda q, K, tau: _cos(q, K)[::-1] / tau),
+        Erro("escores ordenados",
+             "Você devolveu os escores ordenados. A posição i do resultado deve ser o escore da key i (na ordem das "
+             "linhas de K); ordenar é outro passo (np.argsort).",
+             quando=bate_com_alguma(Array(), lambda q, K, tau: np.sort(_cos(q, K) / tau),
+                                     lambda q, K, tau: np.sort(_cos(q, K) / tau)[::-1])),
     ],
     explica_forma=lambda q, K, **_: explica_forma_q_k(q, K),
     dica_de_forma="Os escores são um vetor (n,): um escore por key, na ordem das linhas de K.",
@@ -485,8 +497,10 @@ def check_escores_cosseno(fn: Callable[[np.ndarray, np.ndarray, float], Any]) ->
 
     É a atenção por cosseno escalada do Swin Transformer V2 (sem o viés de posição dele). Reconhece cada erro de
     :data:`ESCORES_COSSENO`: sem normalizar, só as keys ou só a query normalizadas, a norma da matriz inteira ou das
-    colunas, as normas ao quadrado, ``τ`` multiplicando ou ausente, o ângulo no lugar do cosseno e ``q @ K`` sem
-    transpor.
+    colunas, as normas ao quadrado, ``τ`` multiplicando ou ausente, o ângulo no lugar do cosseno, ``q @ K`` sem
+    transpor, o produto sem a soma ou somado no eixo errado, a normalização sem ``keepdims``, a distância do
+    cosseno, os laços que pulam a primeira ou a última key (ou a última coordenada) e a ordem invertida ou
+    ordenada.
     """
     return conferir(ESCORES_COSSENO, fn)
 
@@ -498,8 +512,8 @@ def check_escores_cosseno(fn: Callable[[np.ndarray, np.ndarray, float], Any]) ->
 
 @dataclass(frozen=True)
 class NomeDeKey(Formato):
-    """O nome de uma das ``n`` keys, escrito como o estudante quiser: ``"k2"``, ``"K₂"``, ``"k 2"``, ``"'k2'"`` ou
-    só ``2`` (o número que a caixa lê). Um nome que não é de key (``"q"``, ``"k7"`` com cinco keys) não conta como
+    """O nome de uma das ``n`` keys, escrito como o estudante quiser: ``"k2"``, ``"K₂"``, ``"k 2"``, ``"'k2'"``, como a
+    página o escreve (``"k_2"``, ``"$k_2$"``, ``"k_{2}"``) ou só ``2`` (o número que a caixa lê). Um nome que não é de key (``"q"``, ``"k7"`` com cinco keys) não conta como
     previsão: a caixa pede outra, sem revelar a resposta."""
 
     n: int = 5
@@ -508,8 +522,9 @@ class NomeDeKey(Formato):
         if isinstance(y, (int, np.integer)) and not isinstance(y, bool):
             numero = int(y)
         elif isinstance(y, str):
-            texto = y.strip().strip("'\"").lower().replace(" ", "")
-            m = re.fullmatch(r"k?(\d+)", texto.translate(str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")))
+            # "k_2", "$k_2$", "k_{2}" (como a página escreve), "K₂", "'k2'", "key 2": todos são a key 2
+            texto = re.sub(r"[\s'\"$`_{}\\]", "", y).lower().translate(str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789"))
+            m = re.fullmatch(r"(?:k|key|chave)?(\d+)", texto)
             if m is None:
                 raise RespostaInvalida(f"a resposta é o nome de uma key, de k1 a k{self.n} (por exemplo k3); veio {y!r}")
             numero = int(m.group(1))

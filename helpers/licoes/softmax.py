@@ -6,10 +6,8 @@ mostra e corrige.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as W
@@ -30,12 +28,31 @@ from ..corretor import (
     NumeroAproximado,
     NumeroDeCabeca,
     Previsao,
-    RespostaInvalida,
-    SaidaOuPar,
+    Regra,
     conferir,
     corretor_de,
+    tem_laco,
+    usa_nomes,
 )
-from ..formato import subscrito, vetor
+from ..estabilidade import (  # noqa: F401 - o padrão de estabilidade, reexportado para o notebook e os testes
+    EXPLICA_KEEPDIMS,
+    NOMES_DE_SOFTMAX_PRONTA,
+    ComLinhasLivres,
+    SaidaComLinhasLivres,
+    caso_linha_toda_mascarada,
+    casos_de_estabilidade,
+    com_linhas_livres,
+    erro_nan_na_linha_mascarada,
+    erros_de_estabilidade,
+    esqueceu_keepdims,
+    linhas_sem_key_permitida,
+    livrar,
+    nao_finita,
+    normalizou_pelo_array_inteiro,
+    sem_keepdims,
+    softmax_menos,
+)
+from ..formato import subscrito
 from ..paineis import Painel, slider, tabela
 from ..plots import CORES
 from ..previsao import CaixaDePrevisao, caixa
@@ -190,233 +207,18 @@ def painel_softmax(
 # ---------------------------------------------------------------------------------------------
 # Corretores
 # ---------------------------------------------------------------------------------------------
-# O padrão de estabilidade de toda softmax da coleção (enunciado na seção da versão estável deste
-# notebook e cobrado por todo corretor que calcula uma softmax): linhas do mesmo lote separadas por
-# milhares, uma linha com escores muito espalhados, entrada em float32 e, onde houver máscara, uma
-# linha inteiramente mascarada. Quem subtrai o máximo de cada linha passa nos três primeiros (na linha
-# toda mascarada o máximo é -inf, e é preciso ainda trocá-lo por 0); quem não subtrai nada,
-# subtrai o mínimo ou usa um máximo só para o lote inteiro recebe NaN — e o nome do erro. Na linha
-# toda mascarada vale qualquer saída finita (zeros é a convenção da coleção; −1e9 no lugar de −inf dá
-# a média dos values); NaN ali tem nome próprio (:func:`erro_nan_na_linha_mascarada`).
-
-
-def _softmax_sem_maximo(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def _softmax_menos(x: np.ndarray, referencia: np.ndarray | float) -> np.ndarray:
-    e = np.exp(x - referencia)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def _nao_finita(y: Any) -> bool:
-    return not np.all(np.isfinite(np.asarray(y, dtype=float)))
-
-
-#: como explicar cada versão instável (os textos valem para qualquer exercício que calcula uma softmax)
-EXPLICA_INSTAVEL = (
-    "Subtraia o máximo de **cada linha** antes de exponenciar — z − z.max(axis=-1, keepdims=True) —: "
-    "softmax(z) = softmax(z − c) para qualquer c, e com c = o máximo da linha nenhum e^(…) passa de 1."
-)
-
-
-def erros_de_estabilidade(softmax_de: Callable[..., Any]) -> list[Erro]:
-    """Os três jeitos clássicos de deixar uma softmax instável, para qualquer exercício que calcule uma.
-
-    ``softmax_de(trocar, **entradas)`` deve montar a resposta do exercício usando ``trocar(escores)`` no
-    lugar da softmax estável (assim o mesmo erro é reconhecido na softmax pura, na atenção, na
-    autoatenção…).
-    """
-    return [
-        Erro("sem subtrair o máximo (instável)",
-             "A resposta tem NaN ou inf: e^(escore) estourou o tipo de ponto flutuante (e^710 já passa do maior "
-             "float64; em float32, e^89). " + EXPLICA_INSTAVEL,
-             resposta=lambda **e: softmax_de(_softmax_sem_maximo, **e)),
-        Erro("subtraiu o mínimo (instável)",
-             "Você subtraiu o **mínimo** de cada linha: assim o menor e^(…) vale 1, mas o maior pode estourar — "
-             "numa linha como [-1000, 0, 1000], e^(1000 − (−1000)) = e^2000 é inf. " + EXPLICA_INSTAVEL,
-             resposta=lambda **e: softmax_de(lambda z: _softmax_menos(z, z.min(axis=-1, keepdims=True)), **e)),
-        Erro("um máximo só para o lote inteiro (instável)",
-             "Você subtraiu um máximo só, o do lote inteiro (z.max() sem axis). Numa linha cujos escores estão "
-             "milhares abaixo do maior escore do lote, todo e^(…) vira 0 e a divisão dá 0/0 = NaN. "
-             + EXPLICA_INSTAVEL,
-             resposta=lambda **e: softmax_de(lambda z: _softmax_menos(z, np.max(z)), **e)),
-    ]
-
-
-def casos_de_estabilidade() -> list[Caso]:
-    """Os casos do padrão de estabilidade para uma softmax sobre o último eixo (entradas ``x``)."""
-    return [
-        Caso("com linhas do mesmo lote separadas por milhares ([[0, 1, 2], [3000, 3001, 3002]])",
-             {"x": np.array([[0.0, 1.0, 2.0], [3000.0, 3001.0, 3002.0]])}),
-        Caso("com uma linha de escores muito espalhados ([-1000, 0, 1000])", {"x": np.array([-1000.0, 0.0, 1000.0])}),
-        Caso("com escores em float32 ([[1, 2, 3], [100, 101, 102]], dtype float32)",
-             {"x": np.array([[1.0, 2.0, 3.0], [100.0, 101.0, 102.0]], dtype=np.float32)}),
-    ]
-
-
-# --- a linha inteiramente mascarada ----------------------------------------------------------------
-# Uma query sem nenhuma key permitida não tem média ponderada a calcular: qualquer saída **finita**
-# serve nessa linha (ela é de preenchimento e será descartada); NaN, não — ele contamina o lote inteiro.
-# A resposta certa de um exercício com máscara vem então como :class:`ComLinhasLivres` (o valor e as
-# entradas "livres"), e o formato :class:`SaidaComLinhasLivres` compara só o resto.
-
-
-@dataclass(frozen=True)
-class ComLinhasLivres:
-    """Uma resposta em que as entradas ``livres`` (booleano, a forma de ``valor``) aceitam qualquer
-    número finito: as linhas de uma query sem nenhuma key permitida."""
-
-    valor: np.ndarray
-    livres: np.ndarray
-
-
-def linhas_sem_key_permitida(mask: Any, forma_da_saida: tuple[int, ...], n_k: int) -> np.ndarray:
-    """As entradas de uma saída de forma ``forma_da_saida`` — ``(..., n_q, d_v)``, ou ``(d_v,)`` para uma
-    query só — cujas queries não têm nenhuma key permitida em ``mask`` (booleana, *broadcastable* para
-    ``(..., n_q, n_k)``; ``None`` = nenhuma entrada livre)."""
-    if mask is None:
-        return np.zeros(forma_da_saida, dtype=bool)
-    m = np.asarray(mask, dtype=bool)
-    if len(forma_da_saida) == 1:
-        vazia = not m.reshape(-1, n_k).any()
-        return np.full(forma_da_saida, vazia)
-    vazias = ~np.broadcast_to(m, (*forma_da_saida[:-1], n_k)).any(axis=-1)  # (..., n_q)
-    return np.broadcast_to(vazias[..., None], forma_da_saida).copy()
-
-
-def _partes(x: Any) -> tuple[np.ndarray, np.ndarray]:
-    if isinstance(x, ComLinhasLivres):
-        return x.valor, x.livres
-    return x, np.zeros(np.shape(x), dtype=bool)
-
-
-@dataclass(frozen=True)
-class SaidaComLinhasLivres(SaidaOuPar):
-    """A saída da atenção (ou o par ``(saída, pesos)``, só a saída é comparada) em que as linhas sem key
-    permitida aceitam qualquer número finito (veja :class:`ComLinhasLivres`)."""
-
-    def normalizar(self, y: Any) -> Any:
-        if isinstance(y, ComLinhasLivres):
-            return ComLinhasLivres(np.asarray(y.valor, dtype=float), np.asarray(y.livres, dtype=bool))
-        return super().normalizar(y)
-
-    def igual(self, a: Any, b: Any) -> bool:
-        va, la = _partes(a)
-        vb, lb = _partes(b)
-        if va.shape != vb.shape:
-            return False
-        presas = ~(la | lb)
-        if not np.allclose(va[presas], vb[presas], rtol=self.tol, atol=self.tol, equal_nan=True):
-            return False
-        return bool(np.all(np.isfinite(va[lb & ~la])) and np.all(np.isfinite(vb[la & ~lb])))
-
-    def mostrar(self, x: Any) -> str:
-        v, livres = _partes(x)
-        if not livres.any():
-            return vetor(v)
-        texto = vetor(np.where(livres, np.nan, v)).replace("nan", "  *")
-        return texto + "\n(* = qualquer número finito: a linha de uma query sem nenhuma key permitida)"
-
-    def forma(self, x: Any) -> tuple:
-        return np.shape(_partes(x)[0])
-
-
-def com_linhas_livres(resposta: Callable[..., Any], livres_de: Callable[..., np.ndarray]) -> Callable[..., Any]:
-    """``resposta(**entradas)`` (uma resposta errada, de um :class:`Erro`) com as entradas de
-    ``livres_de(**entradas)`` marcadas como livres **onde ela é finita**: assim o erro é reconhecido seja
-    qual for o número finito que o estudante pôs na linha sem key permitida (zeros, a média dos values…),
-    e um NaN ali continua tendo de bater com NaN."""
-
-    def marcada(**entradas: Any) -> Any:
-        y = resposta(**entradas)
-        if y is None:
-            return None
-        v = SaidaOuPar().normalizar(y)
-        livres = livres_de(**entradas)
-        if livres.shape != v.shape:
-            return v
-        return ComLinhasLivres(v, livres & np.isfinite(v))
-
-    return marcada
-
-
-def livrar(erros: list[Erro], livres_de: Callable[..., np.ndarray]) -> list[Erro]:
-    """Os mesmos erros, com cada ``resposta`` passada por :func:`com_linhas_livres` (os que têm só uma
-    condição ``quando`` ficam como estão)."""
-    return [dataclasses.replace(e, resposta=com_linhas_livres(e.resposta, livres_de)) if e.resposta else e
-            for e in erros]
-
-
-def erro_nan_na_linha_mascarada(quem: str = "uma query **sem nenhuma key permitida**") -> Erro:
-    """O NaN na linha de uma query sem nenhuma key permitida, com nome (o resto da resposta está certo).
-
-    Reconhecido quando os únicos números não finitos da resposta estão nas entradas livres da resposta
-    certa (um :class:`ComLinhasLivres`) e todo o resto bate."""
-
-    def quando(y: Any, certo: Any, _caso: Caso) -> bool:
-        if not isinstance(certo, ComLinhasLivres):
-            return False
-        try:
-            v = SaidaOuPar().normalizar(y)
-        except RespostaInvalida:
-            return False
-        ruins = ~np.isfinite(v)
-        return (v.shape == certo.valor.shape and bool(ruins.any()) and not bool((ruins & ~certo.livres).any())
-                and bool(np.allclose(v[~certo.livres], certo.valor[~certo.livres], rtol=1e-6, atol=1e-6)))
-
-    return Erro("NaN na linha toda mascarada",
-                f"Quase tudo certo: só a saída de {quem} saiu NaN. Com todos os escores da linha em -inf, o máximo da linha também é -inf, e -inf − (-inf) = NaN (ou a "
-                "soma das exponenciais dá 0 e sobra 0/0). Nessa linha vale qualquer número finito — a coleção usa "
-                "zeros: por exemplo, troque o máximo por 0 onde ele não for finito "
-                "(np.where(np.isfinite(m), m, 0)) e divida por 1 onde a soma for 0. Um NaN ali não fica quieto: "
-                "entra nas contas seguintes e vira NaN no lote inteiro.",
-                quando=quando)
-
-
-def caso_linha_toda_mascarada(descricao: str = "com uma query sem nenhuma key permitida (uma linha toda False "
-                                              "na máscara)") -> Caso:
-    """O caso "linha inteiramente mascarada" para uma softmax com máscara (entradas ``x`` e ``mask``).
-
-    As outras linhas mantêm o resto do padrão (uma com escores na casa dos milhares, outra perto de 0):
-    assim os três jeitos instáveis de fazer a softmax dão NaN **fora** da linha vazia e não se confundem
-    com o NaN só na linha vazia."""
-    x = np.array([[1.0, 2.0, 3.0, 4.0], [0.5, 1.0, 2.0, 0.0], [1500.0, 1800.0, 2000.0, 100.0]])
-    mask = np.array([[False] * 4, [True, True, True, False], [True, True, False, True]])
-    return Caso(descricao, {"x": x, "mask": mask}, nomeados=("mask",))
-
-
 def _proporcional_sem_normalizar(y: Any, certo: np.ndarray, _caso: Caso) -> bool:
     arr = np.asarray(y, dtype=float)
-    if arr.shape != certo.shape or _nao_finita(arr) or (arr < 0).any():
+    if arr.shape != certo.shape or nao_finita(arr) or (arr < 0).any():
         return False
     somas = arr.sum(axis=-1, keepdims=True)
     with np.errstate(all="ignore"):  # uma linha que soma 0 não é deste erro (e não vira aviso para o estudante)
         return not np.allclose(somas, 1.0, rtol=1e-6) and np.allclose(arr / somas, certo, rtol=1e-6, atol=1e-9)
 
 
-def normalizou_pelo_array_inteiro(y: Any, certo: Any, _caso: Caso) -> bool:
-    """O erro de dividir pela soma do array **inteiro** (``e / e.sum()``, sem ``axis``), qualquer que tenha sido o
-    máximo subtraído (o de cada linha ou o do lote): cada linha tem as proporções certas, tudo junto soma 1, mas
-    as linhas não somam 1 cada uma. (Com o máximo do lote, uma linha muito abaixo dele sai 0, ou quase: ela não
-    conta para as proporções.) Serve a qualquer corretor de pesos ``(..., n)`` (``certo``: os pesos certos)."""
-    arr = np.asarray(y, dtype=float)
-    certo = np.asarray(certo, dtype=float)
-    if arr.ndim < 2 or arr.shape != certo.shape or _nao_finita(arr) or (arr < 0).any():
-        return False
-    somas = arr.sum(axis=-1, keepdims=True)
-    vivas = somas[..., 0] > 1e-6 * float(somas.sum())  # as linhas que não sumiram no arredondamento
-    if not vivas.any():
-        return False
-    with np.errstate(all="ignore"):
-        proporcionais = bool(np.allclose((arr / somas)[vivas], certo[vivas], rtol=1e-5, atol=1e-8))
-    return proporcionais and bool(np.isclose(arr.sum(), 1.0, rtol=1e-5)) and not np.allclose(somas, 1.0, rtol=1e-5)
-
-
 def _somas_diferentes_de_1(y: Any, certo: np.ndarray, _caso: Caso) -> bool:
     arr = np.asarray(y, dtype=float)
-    return arr.shape == certo.shape and not _nao_finita(arr) and not np.allclose(arr.sum(axis=-1), 1.0, rtol=1e-6)
+    return arr.shape == certo.shape and not nao_finita(arr) and not np.allclose(arr.sum(axis=-1), 1.0, rtol=1e-6)
 
 
 def _sm(x: np.ndarray, temperatura: float = 1.0, axis: int = -1) -> np.ndarray:
@@ -426,7 +228,19 @@ def _sm(x: np.ndarray, temperatura: float = 1.0, axis: int = -1) -> np.ndarray:
 def _maximo_de_x_antes_de_dividir(x: np.ndarray, temperatura: float = 1.0) -> np.ndarray:
     """O erro de subtrair o máximo de ``x`` (e não o de ``x / T``): com ``T = 1`` dá a resposta certa, e é isso
     que impede este erro de ser escolhido para quem falha já sem temperatura."""
-    return _softmax_menos(x / temperatura, x.max(axis=-1, keepdims=True))
+    return softmax_menos(x / temperatura, x.max(axis=-1, keepdims=True))
+
+
+def _explica_forma_softmax(forma: tuple[int, ...]) -> str:
+    """O que dizer quando a softmax do estudante nem roda com ``x`` desta forma: o eixo das keys e o keepdims."""
+    if len(forma) <= 1:
+        return (f"Aqui x é um vetor {forma}: tem um eixo só, axis=0 — que é também o último, axis=-1; axis=1 não "
+                "existe nele. Use axis=-1, que é o eixo das keys em qualquer forma.")
+    return (f"Aqui x tem forma {forma}. O máximo (ou a soma) de cada linha sem keepdims=True tem forma {forma[:-1]}, "
+            f"que não se alinha com x; com keepdims=True fica {(*forma[:-1], 1)}, e o broadcasting o subtrai (ou "
+            "divide) linha por linha. (O eixo das keys é o último, axis=-1.)")
+
+
 
 
 SOFTMAX = Exercicio(
@@ -434,6 +248,8 @@ SOFTMAX = Exercicio(
     casos=lambda: [
         Caso("com x = [1., 2., 3.]", {"x": np.array([1.0, 2.0, 3.0])}),
         Caso("com uma matriz (2, 3), [[1, 2, 3], [0, 0, 5]]", {"x": np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])}),
+        Caso("com uma matriz quadrada (3, 3), [[1, 2, 3], [0, 0, 5], [4, 1, 0]]",
+             {"x": np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0], [4.0, 1.0, 0.0]])}),
         Caso("com escores grandes [1000, 1001, 1002]", {"x": np.array([1000.0, 1001.0, 1002.0])}),
         Caso("com escores negativos [-3, -1, -2]", {"x": np.array([-3.0, -1.0, -2.0])}),
         *casos_de_estabilidade(),
@@ -450,13 +266,10 @@ SOFTMAX = Exercicio(
     ],
     certo=lambda x, temperatura=1.0: _sm(x, temperatura),
     dica_de_forma="A softmax devolve um array da mesma forma que x: um peso para cada escore.",
-    explica_forma=lambda x, temperatura=1.0: (
-        f"Aqui x tem forma {x.shape}. O máximo (ou a soma) de cada linha sem keepdims=True tem forma "
-        f"{x.shape[:-1]}, que não se alinha com x; com keepdims=True fica {(*x.shape[:-1], 1)}, e o broadcasting o "
-        "subtrai (ou divide) linha por linha."),
-    acerto="Correto! Sua softmax é estável (escores de 1000, linhas separadas por milhares, float32 e temperatura "
-           "pequena não estouram), divide os escores pela temperatura, trabalha no último eixo — com quantos eixos "
-           "o array tiver — e produz pesos positivos que somam 1.",
+    explica_forma=lambda x, temperatura=1.0: _explica_forma_softmax(np.shape(x)),
+    acerto="Correto! Sua softmax é estável (escores de 1000 e de −1000, linhas separadas por milhares, float32 e "
+           "temperatura pequena não estouram), divide os escores pela temperatura, trabalha no último eixo — com "
+           "quantos eixos o array tiver — e produz pesos positivos que somam 1, sem a softmax pronta.",
     erros=[
         Erro("o máximo de x, não de x / T (instável)",
              "Você dividiu os escores pela temperatura, mas subtraiu o máximo de x, não o de x / T. Com T pequeno os "
@@ -474,6 +287,13 @@ SOFTMAX = Exercicio(
              "Você multiplicou os escores pela temperatura. Ela **divide**: softmax(x / T). T grande deve deixar os "
              "pesos mais perto do uniforme, e T pequeno, mais concentrados.",
              resposta=lambda x, temperatura=1.0: _sm(x * temperatura)),
+        Erro("sem keepdims", EXPLICA_KEEPDIMS,
+             quando=esqueceu_keepdims(lambda x, temperatura=1.0: np.asarray(x, dtype=float) / temperatura)),
+        Erro("axis=1 em vez de axis=-1",
+             "Você fixou axis=1: numa matriz ele é o último eixo e funciona, mas não em toda forma — um vetor (n,) não "
+             "tem eixo 1 (o numpy reclama) e, num array de 3 eixos (cabeças, queries, keys), o eixo 1 é o das "
+             "**queries**. O último eixo, em qualquer forma, é axis=-1.",
+             resposta=lambda x, temperatura=1.0: _sm(x, temperatura, axis=1) if x.ndim == 3 else None),
         Erro("eixo errado",
              "Softmax calculada no eixo errado: as fatias ao longo de outro eixo é que somam 1 na sua saída, mas cada "
              "**linha** (o último eixo) é que deve virar uma distribuição. Use axis=-1 e keepdims=True nas reduções "
@@ -496,21 +316,27 @@ SOFTMAX = Exercicio(
              "Os pesos não somam 1. Divida exp(x) pela soma de exp(x) ao longo do último eixo.",
              quando=_somas_diferentes_de_1),
     ],
+    regras=[
+        Regra("usou a softmax pronta",
+              "o exercício é **escrever** a softmax, só com numpy — sem chamar uma pronta (attention.softmax, "
+              "scipy.special.softmax…). Troque a chamada pelas contas: dividir pela temperatura, subtrair o máximo "
+              "de cada linha, exponenciar e dividir pela soma.",
+              lambda fn: usa_nomes(fn, NOMES_DE_SOFTMAX_PRONTA)),
+    ],
 )
 
 
 @corretor_de(SOFTMAX)
 def check_softmax(fn: Callable[..., Any]) -> bool:
     """Confere uma softmax ``fn(x, temperatura=1.0)`` de ``x / temperatura`` ao longo do **último** eixo (vetor
-    ``(n,)``, matriz ``(m, n)`` ou mais eixos).
+    ``(n,)``, matriz ``(m, n)`` ou mais eixos), escrita só com numpy.
 
-    Casos: um vetor pequeno, uma matriz ``(2, 3)`` (cada linha deve somar 1), escores enormes
-    (``[1000, 1001, 1002]``), escores negativos, o padrão de estabilidade da coleção (linhas do mesmo
-    lote separadas por milhares, uma linha muito espalhada, float32) e, com ``temperatura=`` por nome, uma
-    matriz com T = 0.5, os escores do Exemplo 1 com T = 4, escores enormes com T = 0.01 e um array de 3 eixos
-    ``(cabeças, queries, keys)``. Reconhece cada erro de :data:`SOFTMAX`: as três versões instáveis, o máximo de
-    ``x`` em vez do de ``x / T``, a temperatura ignorada ou multiplicando, eixo errado, normalização pelo array
-    inteiro, sem exponenciar, sem dividir pela soma.
+    Casos: um vetor pequeno, uma matriz ``(2, 3)`` e uma quadrada ``(3, 3)`` (cada linha deve somar 1; na quadrada,
+    um ``keepdims`` esquecido roda calado e erra), escores enormes (``[1000, 1001, 1002]``), escores negativos, o
+    padrão de estabilidade da coleção (uma linha muito negativa, linhas do mesmo lote separadas por milhares, uma
+    linha muito espalhada, float32) e, com ``temperatura=`` por nome, uma matriz com T = 0.5, os escores do
+    Exemplo 1 com T = 4, escores enormes com T = 0.01 e um array de 3 eixos ``(cabeças, queries, keys)``.
+    Reconhece cada erro de :data:`SOFTMAX` e recusa, com nome, a softmax pronta (``attention.softmax`` e afins).
     """
     return conferir(SOFTMAX, fn)
 
@@ -520,18 +346,40 @@ def _jacobiano_com(trocar: Callable[[np.ndarray], np.ndarray], z: np.ndarray) ->
     return np.diag(s) - np.outer(s, s)
 
 
+def _explica_jacobiano_instavel(z: np.ndarray) -> str:
+    if float(np.max(z)) < 0:
+        causa = (f"com escores muito negativos ({_vetor_curto(z)}), todo e^(…) vira 0 e sobra 0/0 — é o que acontece "
+                 "sem subtrair o máximo, ou subtraindo-o só quando ele é positivo")
+    elif np.asarray(z).dtype == np.float32:
+        causa = f"em float32 ({_vetor_curto(z)}), e^z estoura já em z ≈ 88,72"
+    elif float(np.min(z)) < 0 < float(np.max(z)) and float(np.ptp(z)) > 700:
+        causa = (f"com escores muito espalhados ({_vetor_curto(z)}), e^(…) estoura se nada for subtraído, ou se for "
+                 "subtraído o **mínimo**")
+    else:
+        causa = f"com escores grandes ({_vetor_curto(z)}), e^1000 estoura"
+    return (f"O jacobiano saiu com NaN ou inf: {causa}. Calcule s com uma softmax estável — subtraia **sempre** o "
+            "máximo de z antes de exponenciar (ou use attention.softmax) — e só depois monte a matriz.")
+
+
+def _vetor_curto(z: np.ndarray) -> str:
+    return "[" + ", ".join(f"{float(v):g}" for v in np.ravel(z)) + "]"
+
+
 JACOBIANO = Exercicio(
     nome="jacobiano da softmax",
     casos=lambda: [
         Caso("com os escores do exemplo z = [0.707, 0, 0.354]", {"z": np.array([0.707, 0.0, 0.354])}),
         Caso("com z = [2, -1, 0.5, 0]", {"z": np.array([2.0, -1.0, 0.5, 0.0])}),
         Caso("com escores grandes [1000, 1001, 999]", {"z": np.array([1000.0, 1001.0, 999.0])}),
+        Caso("com escores muito negativos [-1000, -1001, -1002]", {"z": np.array([-1000.0, -1001.0, -1002.0])}),
+        Caso("com escores muito espalhados [-1000, 0, 1000]", {"z": np.array([-1000.0, 0.0, 1000.0])}),
+        Caso("com escores em float32 [100, 101, 99]", {"z": np.array([100.0, 101.0, 99.0], dtype=np.float32)}),
     ],
-    certo=lambda z: softmax_jacobian(softmax(z)),
+    certo=lambda z: softmax_jacobian(softmax(np.asarray(z, dtype=float))),
     dica_de_forma="O jacobiano tem uma linha por peso sᵢ e uma coluna por escore zⱼ: uma matriz (n, n).",
-    acerto="Correto! J = diag(s) − s sᵀ: positivo na diagonal, negativo fora dela e simétrico. Cada coluna soma 0 "
-           "(os pesos sempre somam 1) e cada linha também (somar a mesma constante a todos os escores não muda os "
-           "pesos).",
+    acerto="Correto! J = diag(s) − s sᵀ, sem laços: positivo na diagonal, negativo fora dela e simétrico. Cada coluna "
+           "soma 0 (os pesos sempre somam 1) e cada linha também (somar a mesma constante a todos os escores não muda "
+           "os pesos). E a softmax por dentro aguenta escores de ±1000 e float32.",
     erros=[
         Erro("só a diagonal, como vetor",
              lambda z: f"Você devolveu só a diagonal, sᵢ(1 − sᵢ), como um vetor ({z.size},). O jacobiano é uma matriz "
@@ -557,26 +405,38 @@ JACOBIANO = Exercicio(
              "Você usou sᵢ onde deveria estar sⱼ: J[i, j] = sᵢ(δᵢⱼ − sⱼ), com o índice da **coluna** no segundo s. "
              "Em numpy: np.diag(s) - np.outer(s, s).",
              resposta=lambda z: softmax(z)[:, None] * (np.eye(z.size) - softmax(z)[:, None])),
+        Erro("sⱼ no lugar de sᵢ",
+             "O fator da frente ficou sⱼ, não sᵢ: você calculou sⱼ(δᵢⱼ − sⱼ) — é o que s * (I − s) dá, porque o "
+             "broadcasting multiplica cada **coluna** j por sⱼ. A diagonal bate, mas fora dela o certo é −sᵢsⱼ, não "
+             "−sⱼ². O fator da frente é o da **linha**: ponha s em pé (uma coluna, s[:, None]) antes de multiplicar.",
+             resposta=lambda z: softmax(z)[None, :] * (np.eye(z.size) - softmax(z)[None, :])),
         Erro("escores z no lugar dos pesos s",
              "Você usou os escores z no lugar dos pesos s. Primeiro calcule s = softmax(z); o jacobiano é "
              "diag(s) − s sᵀ.",
              resposta=lambda z: np.diag(z) - np.outer(z, z)),
-        Erro("softmax instável por dentro",
-             "Com escores grandes ([1000, 1001, 999]) o jacobiano saiu com NaN ou inf: exp(1000) estoura. Calcule s "
-             "com uma softmax estável (subtraindo o máximo) antes de montar a matriz.",
-             quando=lambda y, _certo, _caso: _nao_finita(y)),
+        Erro("softmax instável por dentro", _explica_jacobiano_instavel,
+             quando=lambda y, _certo, _caso: nao_finita(y)),
+    ],
+    regras=[
+        Regra("com laços",
+              "o exercício pede o jacobiano **sem laços** (sem for, while, compreensões ou np.vectorize): monte a "
+              "matriz de uma vez, com operações do numpy sobre o vetor s inteiro — um pedaço que só vive na diagonal "
+              "e uma tabela de todos os produtos sᵢsⱼ.",
+              tem_laco),
     ],
 )
 
 
 @corretor_de(JACOBIANO)
 def check_jacobiano_softmax(fn: Callable[[np.ndarray], Any]) -> bool:
-    """Confere ``fn(z)`` = o jacobiano da softmax no vetor de escores ``z`` (1-D, tamanho ``n``).
+    """Confere ``fn(z)`` = o jacobiano da softmax no vetor de escores ``z`` (1-D, tamanho ``n``), sem laços.
 
     A resposta é a matriz ``(n, n)`` com ``J[i, j] = ∂sᵢ/∂zⱼ = sᵢ(δᵢⱼ − sⱼ)``, onde ``s = softmax(z)``;
     em forma matricial, ``diag(s) − s sᵀ``. Casos: os escores do exemplo resolvido, quatro escores com
-    um negativo e escores enormes (``[1000, 1001, 999]``, que exigem uma softmax estável por dentro).
-    Reconhece cada erro de :data:`JACOBIANO`.
+    um negativo e o padrão de estabilidade adaptado a um vetor só (escores enormes ``[1000, 1001, 999]``, muito
+    negativos, muito espalhados e float32: exigem uma softmax estável por dentro; o máximo "do lote inteiro" não
+    se distingue do da linha num vetor, e por isso a única softmax instável nomeada aqui é "por dentro").
+    Reconhece cada erro de :data:`JACOBIANO` e, com as respostas certas, recusa com nome uma função com laços.
     """
     return conferir(JACOBIANO, fn)
 

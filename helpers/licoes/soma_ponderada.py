@@ -28,15 +28,18 @@ from ..corretor import (
     Exercicio,
     NumeroAproximado,
     Previsao,
+    Regra,
     SaidaOuPar,
     conferir,
     corretor_de,
+    usa_nomes,
 )
+from ..estabilidade import EXPLICA_KEEPDIMS, erros_de_estabilidade, sem_keepdims
 from ..formato import decimal, par, subscrito
 from ..paineis import Painel, slider
 from ..plots import CORES
 from ..previsao import CaixaDePrevisao, caixa
-from .softmax import erros_de_estabilidade
+from ..respostas import leitura_para
 
 # ---------------------------------------------------------------------------------------------
 # Figuras
@@ -395,10 +398,68 @@ def _softmax_estavel(z: np.ndarray) -> np.ndarray:
     return softmax(z, axis=-1)
 
 
-_EXPLICA_FORMA_ATENCAO = (
-    "os escores são q @ Kᵀ (forma (n_q, d) @ (d, n_k) = (n_q, n_k)) e a saída é pesos @ V ((n_q, n_k) @ (n_k, d_v)). "
-    "Confira se você transpôs K e se a ordem dos fatores está certa."
-)
+def _sem_dividir_pela_soma(z: np.ndarray) -> np.ndarray:
+    return np.exp(z - z.max(axis=-1, keepdims=True))
+
+
+def _explica_forma_atencao(q: np.ndarray, K: np.ndarray, V: np.ndarray) -> str:
+    """O que dizer quando a atenção do estudante nem roda com estas formas: as formas de cada passo, o eixo das keys
+    e o keepdims (o erro pode estar num ``@``, numa redução sem keepdims ou num axis=1 num vetor)."""
+    lote = tuple(q.shape[:-1])
+    texto = (f"Aqui q tem forma {q.shape}, K {K.shape} e V {V.shape}. Os escores q @ K.T têm forma "
+             f"{(*lote, K.shape[0])} — K transposto, uma coluna por key — e a saída pesos @ V, forma "
+             f"{(*lote, V.shape[-1])}: confira a ordem dos fatores em cada @. ")
+    if q.ndim == 1:
+        return texto + ("Com uma query só os escores são um vetor, de um eixo só: nas reduções da softmax use axis=-1 "
+                        "(axis=1 não existe num vetor).")
+    return texto + (f"Na softmax, o máximo e a soma de cada linha precisam de keepdims=True (forma {(*lote, 1)}) para "
+                    "se alinhar com as linhas; e o eixo das keys é o último, axis=-1.")
+
+
+def _saida_de(y: Any, forma: tuple) -> np.ndarray:
+    return np.asarray(leitura_para(SaidaOuPar().normalizar(y), forma), dtype=float)
+
+
+def _sem_keepdims_na_atencao(y: Any, certo: Any, caso: Caso) -> bool:
+    """A saída é ``w @ V`` com ``w`` uma softmax escrita sem keepdims (veja :func:`~helpers.licoes.softmax.sem_keepdims`;
+    só roda calada quando os escores são uma matriz quadrada)."""
+    q, K, V = (np.asarray(caso.entradas[k], dtype=float) for k in ("q", "K", "V"))
+    forma = np.shape(certo.primeira if hasattr(certo, "primeira") else certo)
+    v = _saida_de(y, forma)
+    return any(v.shape == (w @ V).shape and bool(np.allclose(v, w @ V, rtol=1e-6, atol=1e-9))
+               for w in sem_keepdims(q @ K.T / math.sqrt(q.shape[-1])))
+
+
+def _divisores_errados(q: np.ndarray, K: np.ndarray) -> list[float]:
+    """Divisores que aparecem no lugar de √d: o √2 e o 2 do exemplo (fixos), a raiz do número de keys e a de K.size."""
+    d = q.shape[-1]
+    return [c for c in (math.sqrt(2), 2.0, math.sqrt(K.shape[0]), math.sqrt(K.size), float(K.shape[0]))
+            if not math.isclose(c, math.sqrt(d)) and not math.isclose(c, d) and c != 1.0]
+
+
+def _outro_divisor(y: Any, certo: Any, caso: Caso) -> bool:
+    q, K, V = (np.asarray(caso.entradas[k], dtype=float) for k in ("q", "K", "V"))
+    forma = np.shape(certo.primeira if hasattr(certo, "primeira") else certo)
+    v = _saida_de(y, forma)
+    for c in _divisores_errados(q, K):
+        errada = _atencao_com(_softmax_estavel, q, K, V, escala=1 / c)
+        if v.shape == errada.shape and np.allclose(v, errada, rtol=1e-6, atol=1e-9):
+            return True
+    return False
+
+
+def _par_trocado(y: Any, _certo: Any, caso: Caso) -> bool:
+    """``(pesos, saída)`` no lugar de ``(saída, pesos)``."""
+    if not isinstance(y, (tuple, list)) or len(y) != 2:
+        return False
+    q, K, V = (np.asarray(caso.entradas[k], dtype=float) for k in ("q", "K", "V"))
+    pesos = softmax(q @ K.T / math.sqrt(q.shape[-1]), axis=-1)
+    try:
+        a, b = (np.asarray(p, dtype=float) for p in y)
+    except (TypeError, ValueError):
+        return False
+    return (a.shape == pesos.shape and b.shape == (pesos @ V).shape and bool(np.allclose(a, pesos, atol=1e-6))
+            and bool(np.allclose(b, pesos @ V, atol=1e-6)) and a.shape != b.shape)
 
 
 def erros_da_atencao() -> list[Erro]:
@@ -414,12 +475,23 @@ def erros_da_atencao() -> list[Erro]:
              resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, V, escala=1 / q.shape[-1])),
         Erro("×√d em vez de ÷√d", "Você multiplicou por √d em vez de dividir.",
              resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, V, escala=math.sqrt(q.shape[-1]))),
+        Erro("outro divisor no lugar de √d",
+             lambda q, **_: f"Você dividiu os escores por outro número, não por √d = √{q.shape[-1]} ≈ "
+                            f"{decimal(math.sqrt(q.shape[-1]), 2)}. Um número fixo (como o √2 do exemplo, que só vale "
+                            "com d = 2) não acompanha a dimensão, e nem o número de keys nem K.size são o d. O d é o "
+                            "tamanho de cada vetor, lido da entrada: q.shape[-1] ou K.shape[1].",
+             quando=_outro_divisor),
         Erro("soma das keys",
              "Você somou as **keys** ponderadas; a saída é a soma ponderada dos **values** (V).",
              resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, K)),
         Erro("sem softmax",
              "Faltou a softmax: os escores escalados precisam virar pesos positivos que somam 1.",
              resposta=lambda q, K, V: _atencao_com(lambda z: z, q, K, V)),
+        Erro("pesos sem dividir pela soma",
+             "Você exponenciou os escores (e subtraiu o máximo), mas não dividiu pela soma: os \"pesos\" não somam 1, "
+             "e a saída sai do lugar — deixa de ser uma média dos values. Divida cada e^(…) pela soma da sua linha.",
+             resposta=lambda q, K, V: _atencao_com(_sem_dividir_pela_soma, q, K, V)),
+        Erro("sem keepdims", EXPLICA_KEEPDIMS, quando=_sem_keepdims_na_atencao),
         Erro("softmax no eixo errado",
              "Softmax calculada no eixo errado: os pesos de cada **query** (cada linha de q Kᵀ) devem somar 1, então "
              "a softmax age sobre o último eixo (as keys), não sobre as queries.",
@@ -429,6 +501,17 @@ def erros_da_atencao() -> list[Erro]:
              "Você multiplicou q @ K sem transpor K. Os escores são q @ Kᵀ: cada query com cada key.",
              resposta=lambda q, K, V: softmax(q @ K / math.sqrt(q.shape[-1])) @ V
              if K.shape[0] == q.shape[-1] else None),
+        Erro("par na ordem trocada",
+             "Você devolveu (pesos, saída): o par é (saída, pesos), com a saída primeiro.",
+             quando=_par_trocado),
+        Erro("devolveu os pesos, não a saída",
+             "Você devolveu os **pesos** (a softmax dos escores), mas a atenção devolve a **saída**: a soma dos values "
+             "ponderada por esses pesos, pesos @ V. (Para devolver os dois, o par é (saída, pesos).)",
+             resposta=lambda q, K, V: _atencao_com(_softmax_estavel, q, K, np.eye(K.shape[0]))),
+        Erro("parcelas sem a soma",
+             "Você multiplicou cada value pelo seu peso, mas não somou as parcelas: veio uma linha wᵢvᵢ por key. A "
+             "saída é a **soma** delas, Σ wᵢvᵢ — pesos @ V faz o produto e a soma de uma vez.",
+             resposta=lambda q, K, V: softmax(q @ K.T / math.sqrt(q.shape[-1]))[..., :, None] * V),
     ]
 
 
@@ -443,6 +526,8 @@ def _casos_atencao(varias_queries: bool) -> list[Caso]:
              {"q": np.array([1.0, -1.0, 2.0]), "K": np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [2.0, 1.0, 0.0]]),
               "V": np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])}),
         Caso("com escores enormes (a query do exemplo multiplicada por 2000)", {"q": 2000 * q, "K": K, "V": V}),
+        Caso("com escores muito negativos (q = (−1414, −1430): escores ≈ (−1000, −1011, −1006))",
+             {"q": np.array([-1414.0, -1430.0]), "K": K, "V": V}),
         Caso("com uma linha muito espalhada (a query do exemplo multiplicada por −2000: escores de −1414 a 0)",
              {"q": -2000 * q, "K": K, "V": V}),
         Caso("com tudo em float32 e escores perto de 200 (q = (20, 0, 0, 0))",
@@ -456,12 +541,19 @@ def _casos_atencao(varias_queries: bool) -> list[Caso]:
         casos.append(Caso("com duas queries cujos escores diferem em milhares (a segunda query × 3000)",
                           {"q": np.array([[1.0, 0, 0, 0], [0, 3000.0, 0, 0]]), "K": rng.normal(size=(3, 4)),
                            "V": rng.normal(size=(3, 2))}))
+        casos.append(Caso("com três queries e três keys (q (3, 4), K (3, 4), V (3, 2): escores numa matriz quadrada)",
+                          {"q": rng.normal(size=(3, 4)), "K": rng.normal(size=(3, 4)) * 2.0, "V": rng.normal(size=(3, 2))}))
     return casos
+
+
+#: os nomes da atenção pronta da biblioteca (o exercício é escrevê-la)
+NOMES_DA_ATENCAO_PRONTA = {"scaled_dot_product_attention", "multi_head_attention"}
 
 
 def exercicio_atencao(varias_queries: bool = False) -> Exercicio:
     """O exercício "atenção por produto escalar escalado" (uma query, ou várias de uma vez)."""
-    partes = ["Escores q·Kᵀ, escala 1/√d, softmax estável sobre as keys e soma ponderada dos values."]
+    partes = ["Escores q·Kᵀ, escala 1/√d, softmax estável sobre as keys (aguenta escores de ±1000 e float32) e soma "
+              "ponderada dos values, escrita por você."]
     if varias_queries:
         partes.append("Funciona para várias queries de uma vez (q de forma (n_q, d)), cada linha com a sua softmax.")
 
@@ -475,27 +567,38 @@ def exercicio_atencao(varias_queries: bool = False) -> Exercicio:
         formato=SaidaOuPar(),
         acerto="Correto! " + " ".join(partes),
         erros=erros_da_atencao(),
-        explica_forma=lambda **_: _EXPLICA_FORMA_ATENCAO,
+        explica_forma=_explica_forma_atencao,
         dica_de_forma="A saída tem uma linha por query, com d_v colunas: os pesos (n_q, n_k) multiplicam V (n_k, d_v).",
+        regras=[
+            Regra("usou a atenção pronta",
+                  "o exercício é **escrever** a atenção — escores, escala, softmax e soma ponderada —, e não chamar a "
+                  "pronta (attention.scaled_dot_product_attention). Troque a chamada pelos quatro passos.",
+                  lambda fn: usa_nomes(fn, NOMES_DA_ATENCAO_PRONTA)),
+        ],
     )
 
 
 #: a versão mais completa do exercício (várias queries): a que o guia do instrutor descreve
 ATENCAO = exercicio_atencao(varias_queries=True)
 
+#: o exercício 1 do notebook: uma query só
+ATENCAO_UMA_QUERY = exercicio_atencao(varias_queries=False)
+
 
 @corretor_de(ATENCAO)
 def check_attention(fn: Callable[..., Any], *, varias_queries: bool = False) -> bool:
-    """Confere uma atenção por produto escalar escalado ``fn(q, K, V)``.
+    """Confere uma atenção por produto escalar escalado ``fn(q, K, V)``, escrita pelo estudante (a pronta da
+    biblioteca é recusada com nome).
 
     A função pode devolver só a saída ou ``(saída, pesos)``. Casos: o Exemplo 1 da trilha (uma query
     2-D contra três keys), uma query com ``d = 4`` (onde dividir por ``d`` e por ``√d`` dão resultados
-    diferentes) e o padrão de estabilidade (escores enormes e espalhados, float32). Com
-    ``varias_queries=True`` exige também uma matriz de queries ``q`` ``(n_q, d)`` (e queries com escores a
-    milhares de distância), o que permite reconhecer a softmax no eixo errado. Reconhece cada erro de
-    :func:`erros_da_atencao`. (A atenção com máscara tem o seu corretor no notebook 07.)
+    diferentes) e o padrão de estabilidade (escores enormes, muito negativos e espalhados, float32). Com
+    ``varias_queries=True`` exige também uma matriz de queries ``q`` ``(n_q, d)`` (queries com escores a
+    milhares de distância, e três queries contra três keys, onde um ``keepdims`` esquecido roda calado), o que
+    permite reconhecer a softmax no eixo errado. Reconhece cada erro de :func:`erros_da_atencao`. (A atenção com
+    máscara tem o seu corretor no notebook 07.)
     """
-    return conferir(exercicio_atencao(varias_queries), fn)
+    return conferir(ATENCAO if varias_queries else ATENCAO_UMA_QUERY, fn)
 
 
 # --- prever, depois conferir -----------------------------------------------------------------------

@@ -3,8 +3,9 @@
 O notebook tem dois quizzes clicáveis: o curto, do núcleo (as perguntas de ``PERGUNTAS_DO_NUCLEO``), e o
 resto, num bloco opcional. O teste usa o do núcleo, o primeiro da página. Em cada servidor, ele clica numa opção errada de uma pergunta de escolha e confere que aparece, na hora, o
 equívoco e o notebook para rever; clica na opção certa e confere o "certo!"; escreve ``0,67`` (vírgula
-decimal, arredondado até a precisão pedida) e ``128 KiB`` (com a unidade) nas numéricas, tecla Enter e
-confere que as duas passam; e confere o placar. Sem Chromium (ou sem playwright), os testes são pulados
+decimal, arredondado até a precisão pedida) e ``131 072 bytes`` (milhares com espaço, com a unidade) nas
+numéricas, tecla Enter e confere que as duas passam — e que ``131.072``, ambíguo, recebe a pergunta "ponto de
+milhar ou decimal?" sem revelar nada; e confere o placar. Sem Chromium (ou sem playwright), os testes são pulados
 com uma linha dizendo o que instalar; com ``CI_EXIGE_NAVEGADOR=1``, falham.
 """
 
@@ -90,8 +91,11 @@ def exercitar_quiz(pagina, escopo) -> None:
     _esperar_texto(bloco, r"0,5 não\. .*Equívoco:")
 
     bloco = _bloco(pagina, COM_UNIDADE.numero)
-    _escrever(pagina, bloco, "128 KiB")
-    _esperar_texto(bloco, r"128 KiB, certo!")
+    _escrever(pagina, bloco, "131.072")                     # ponto de milhar ou decimal? o quiz pergunta
+    texto = _esperar_texto(bloco, r"ponto de milhar")
+    assert "certo" not in texto and "Equívoco" not in texto, texto
+    _escrever(pagina, bloco, "131 072 bytes")               # milhares com espaço, convertidos para KiB
+    _esperar_texto(bloco, r"128 KiB \(131072 bytes = 128 KiB\), certo!")
 
     placar = _quiz(pagina).inner_text()
     assert re.search(r"Placar: 2 de \d+ certas", placar) and "1 para rever" in placar, placar

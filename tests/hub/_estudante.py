@@ -110,10 +110,11 @@ class Estudante:
     def rodar_tudo(self, limite_s: float = 180) -> None:
         """*Run › Run All Cells* e espera terminar (clica de novo se a execução não começar)."""
         antes = self._prompts()
-        for _tentativa in range(2):
+        # numa máquina ocupada, o servidor pode levar bem mais que alguns segundos para começar a executar
+        for _tentativa in range(3):
             self.comando("runmenu:run-all")
             try:
-                esperar(lambda: self._prompts() != antes, 15, "o Run All começar", intervalo=0.1)
+                esperar(lambda: self._prompts() != antes, 45, "o Run All começar", intervalo=0.1)
                 break
             except AssertionError:
                 continue

@@ -37,7 +37,7 @@ NOTEBOOK = "notebooks/00_comece_aqui.ipynb"
 
 
 def solucao(nome: str) -> str:
-    return f"def produto_escalar(q, k):\n    # resolvido por {nome}\n    return float(q @ k)"
+    return f"def produto_escalar(q, k):\n    # resolvido por {nome}\n    return float(np.sum(q * k))"
 
 
 def retrato_da_copia(pasta) -> dict[str, str]:

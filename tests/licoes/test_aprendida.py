@@ -80,19 +80,61 @@ def _menos_max_sem_protecao(S):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _maximo_so_se_positivo(S):
+    m = np.maximum(S.max(axis=-1, keepdims=True), 0.0)  # "só precisa quando o máximo é grande"
+    e = np.exp(S - m)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _escores_sem_escala(q, k, v, grad_out, mask=None):
+    s = 1 / np.sqrt(q.shape[-1])
+    S = q @ k.T  # a escala esquecida na ida (e lembrada na volta)
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    P = _softmax_estavel(S)
+    dP = grad_out @ v.T
+    dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))
+    return s * dS @ k, s * dS.T @ q, P.T @ grad_out
+
+
+def _mascara_com(preencher):
+    """A máscara aplicada do jeito errado: ``preencher(S, P, mask) -> (S, P)``."""
+    def grad(q, k, v, grad_out, mask=None):
+        s = 1 / np.sqrt(q.shape[-1])
+        S = s * q @ k.T
+        P = _softmax_estavel(np.where(mask, S, 0.0) if mask is not None and preencher == "zero" else S)
+        if mask is not None and preencher == "depois":
+            P = P * mask
+        dP = grad_out @ v.T
+        dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))
+        return s * dS @ k, s * dS.T @ q, P.T @ grad_out
+    return grad
+
+
+def _na_ordem_dos_nomes(q, k, v, grad_out, mask=None):
+    dQ, dK, dV = _estudante()(q, k, v, grad_out, mask)
+    return dK, dQ, dV
+
+
 EXEMPLOS_GRADIENTE = {
-    "NaN numa linha toda mascarada": (_estudante(softmax=_menos_max_sem_protecao), "linha inteira da máscara"),
+    "ordem trocada na resposta": (_na_ordem_dos_nomes, "return dQ, dK, dV"),
+    "NaN na linha toda mascarada": (_estudante(softmax=_menos_max_sem_protecao), "linha inteira da máscara"),
+    "subtraiu o máximo só quando positivo (instável)": (_estudante(softmax=_maximo_so_se_positivo), "[−1000, −1001"),
     "sem subtrair o máximo (instável)": _estudante(softmax=_sem_maximo),
     "subtraiu o mínimo (instável)": _estudante(softmax=_menos_minimo),
     "um máximo só para o lote inteiro (instável)": _estudante(softmax=_maximo_do_lote),
     "ignorou a máscara": (_estudante(mascara=False), "-inf"),
+    "escores mascarados = 0": (_mascara_com("zero"), "e^0 = 1"),
+    "máscara depois da softmax": (_mascara_com("depois"), "**depois** da softmax"),
     "sem a escala no dQ e no dK": (_estudante(escala_q=False, escala_k=False), "dQ = s · dS @ k"),
     "dQ sem a escala": _estudante(escala_q=False),
     "dK sem a escala": _estudante(escala_k=False),
+    "escores sem a escala": (_escores_sem_escala, "conta de ida"),
     "escala 1/d em vez de 1/√d": _estudante(escala=lambda d: 1 / d),
     "sem o termo da soma (rowsum)": (_estudante(soma=lambda dP, P: 0.0), "jacobiano da softmax"),
     "soma no eixo errado": _estudante(soma=lambda dP, P: (dP * P).sum(axis=0, keepdims=True)),
     "sem o P dentro da soma": _estudante(soma=lambda dP, P: dP.sum(axis=-1, keepdims=True)),
+    "sem o P ⊙ de fora": _estudante(usar_p_no_dS=False),
     "sinal trocado no termo da soma": _estudante(menos=False),
     "P no lugar de Pᵀ": (_estudante(dv=lambda P, dO: P @ dO), "Pᵀ @ grad_out"),
     "dS transposto": _estudante(transpor_ds=True),
@@ -149,21 +191,58 @@ def _somando_menos_1e9(q, k, v, grad_out, mask=None):
 
 
 def _em_float32(q, k, v, grad_out, mask=None):
+    """Tudo em float32, com attention.softmax (permitida pelo enunciado) e a máscara -inf."""
     q, k, v, go = (np.asarray(a, dtype=np.float32) for a in (q, k, v, grad_out))
-    return attention.attention_backward(q, k, v, go, mask)
+    s = np.float32(1 / np.sqrt(q.shape[-1]))
+    S = s * q @ k.T
+    if mask is not None:
+        S = np.where(mask, S, np.float32(-np.inf))
+    P = attention.softmax(S)
+    dP = go @ v.T
+    dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))
+    return s * dS @ k, s * dS.T @ q, P.T @ go
+
+
+def _com_jacobiano_do_nucleo(q, k, v, grad_out, mask=None):
+    """Linha a linha, com attention.softmax_jacobian (o jacobiano do notebook da softmax): vale."""
+    s = 1 / np.sqrt(q.shape[-1])
+    S = s * q @ k.T if mask is None else np.where(mask, s * q @ k.T, -np.inf)
+    P = attention.softmax(S)
+    dP = grad_out @ v.T
+    dS = np.stack([attention.softmax_jacobian(p) @ dp for p, dp in zip(P, dP)])
+    return s * dS @ k, s * dS.T @ q, P.T @ grad_out
 
 
 @pytest.mark.parametrize("certo", [
-    lambda q, k, v, grad_out, mask=None: attention.attention_backward(q, k, v, grad_out, mask),
     _estudante(),
     _com_laco,
     _com_einsum_e_menos_1e9,
     _somando_menos_1e9,
     _em_float32,
-], ids=["attention_backward", "vetorizado", "laço com o jacobiano", "einsum e -1e9", "somando -1e9", "float32"])
+    _com_jacobiano_do_nucleo,
+], ids=["vetorizado", "laço com o jacobiano", "einsum e -1e9", "somando -1e9", "float32", "softmax_jacobian"])
 def test_gradiente_respostas_certas_passam(certo):
     veredito = corrigir(licao.GRADIENTE_ATENCAO, certo)
     assert veredito.ok, veredito.mensagem
+
+
+def test_gradiente_a_resposta_pronta_nao_passa():
+    """O enunciado proíbe attention.attention_backward (e as diferenças finitas, que são o juiz): os números
+    batem, e a regra reprova, dizendo por quê."""
+    pronta = corrigir(licao.GRADIENTE_ATENCAO,
+                      lambda q, k, v, grad_out, mask=None: attention.attention_backward(q, k, v, grad_out, mask))
+    assert not pronta.ok and pronta.erro == "usou attention_backward" and "à mão" in pronta.mensagem
+
+    def por_diferencas(q, k, v, grad_out, mask=None):
+        q, k, v = (np.array(a, dtype=float) for a in (q, k, v))
+
+        def perda():
+            return float(np.sum(attention.scaled_dot_product_attention(q, k, v, mask)[0] * grad_out))
+
+        return tuple(licao.diferencas_finitas(perda, x, 1e-7) for x in (q, k, v))
+
+    v = corrigir(licao.GRADIENTE_ATENCAO, por_diferencas)
+    assert not v.ok and v.erro == "usou diferenças finitas", v.mensagem
 
 
 def test_gradiente_a_resposta_certa_vem_das_diferencas_finitas_e_bate_com_o_nucleo():
@@ -196,7 +275,8 @@ def test_diferencas_finitas():
 
 
 def _adam_estudante(*, sinal=-1.0, com_taxa=True, taxa_no_g=False, acumular=True, um_menos=True, correcao=True,
-                    quadrado=True, raiz=True, trocar_betas=False, t_extra=0, devolver_novos=True, congelar=False):
+                    quadrado=True, raiz=True, trocar_betas=False, t_extra=0, devolver_novos=True, congelar=False,
+                    devolver_hat=False):
     def passo_adam(theta, g, m, v, t, taxa, beta1=0.9, beta2=0.999, eps=1e-8):
         if congelar:
             return theta, m, v
@@ -210,6 +290,8 @@ def _adam_estudante(*, sinal=-1.0, com_taxa=True, taxa_no_g=False, acumular=True
         v_hat = v_novo / (1 - b2**tt) if correcao else v_novo
         direcao = m_hat / ((np.sqrt(v_hat) if raiz else v_hat) + eps)
         theta_novo = theta + sinal * (taxa if com_taxa and not taxa_no_g else 1.0) * direcao
+        if devolver_hat:
+            return theta_novo, m_hat, v_hat
         return (theta_novo, m_novo, v_novo) if devolver_novos else (theta_novo, m, v)
 
     return passo_adam
@@ -226,6 +308,7 @@ EXEMPLOS_ADAM = {
     "sem a raiz de v̂": _adam_estudante(raiz=False),
     "β₁ e β₂ trocados": _adam_estudante(trocar_betas=True),
     "um passo adiantado (t + 1)": _adam_estudante(t_extra=1),
+    "devolveu m̂ e v̂ no lugar de m e v": (_adam_estudante(devolver_hat=True), "corrigidos"),
     "devolveu m e v antigos": _adam_estudante(devolver_novos=False),
     "a perda não desceu": (_adam_estudante(congelar=True), "não desceu"),
 }

@@ -222,7 +222,8 @@ def _esqueleto(*_args):
     raise NotImplementedError("complete aqui")
 
 
-@pytest.mark.parametrize("checar", [licao.check_dividir_cabecas, licao.check_cabeca_kv, licao.check_memoria_kv])
+@pytest.mark.parametrize("checar", [licao.check_dividir_cabecas, licao.check_cabeca_kv, licao.check_memoria_kv,
+                                    licao.check_gerar_gqa])
 def test_esqueleto_recebe_aviso_amigavel(checar, capsys):
     assert checar(_esqueleto) is False
     assert "ainda não foi implementada" in capsys.readouterr().out
@@ -262,12 +263,13 @@ ERROS_DIVIDIR = {
     "n_heads e d_head trocados": (lambda x, h: x.reshape(x.shape[0], x.shape[1] // h, h).transpose(1, 0, 2),
                                   "trocou n_heads e d_head"),
     "cabeça achatada": (lambda x, h: _dividir_certo(x, h).reshape(h, -1), "linha achatada"),
+    "transpôs com .T (inverteu os três eixos)": (lambda x, h: x.reshape(x.shape[0], h, -1).T,
+                                                  ".T inverte **todos**"),
     "linhas divididas": (lambda x, h: np.stack(np.split(x, h, axis=0)), "dividiu as **linhas**"),
 }
 
 
-@pytest.mark.parametrize("fn", [_dividir_certo, _dividir_split, attention.split_heads, _dividir_laco,
-                                _dividir_inteiros])
+@pytest.mark.parametrize("fn", [_dividir_certo, _dividir_split, _dividir_laco, _dividir_inteiros])
 def test_dividir_cabecas_aceita_o_certo_escrito_de_varios_jeitos(fn, capsys):
     assert licao.check_dividir_cabecas(fn) is True
     assert "✅" in capsys.readouterr().out
@@ -276,6 +278,14 @@ def test_dividir_cabecas_aceita_o_certo_escrito_de_varios_jeitos(fn, capsys):
 @pytest.mark.parametrize("nome", list(ERROS_DIVIDIR))
 def test_dividir_cabecas_da_nome_a_cada_erro(nome):
     confere_erro_nomeado(licao.DIVIDIR_CABECAS, ERROS_DIVIDIR, nome)
+
+
+@pytest.mark.parametrize("fn", [attention.split_heads, lambda x, n_heads: attention.split_heads(x, n_heads)])
+def test_dividir_cabecas_com_split_heads_e_a_regra_do_enunciado(fn):
+    """O enunciado pede só numpy: a resposta certa com attention.split_heads não passa, e o veredito diz por quê."""
+    v = corrigir(licao.DIVIDIR_CABECAS, fn)
+    assert not v.ok and v.erro == "usou attention.split_heads", v.mensagem
+    assert "As respostas estão certas" in v.mensagem
 
 
 @pytest.mark.parametrize("nome", ["reshape direto", "colunas intercaladas"])
@@ -320,8 +330,12 @@ def _kv_laco(h, n_heads, n_kv_heads):
 ERROS_KV = {
     "grupos intercalados (h % n_kv_heads)": (lambda h, nh, nk: h % nk, "h % n_kv_heads"),
     "dividiu por n_kv_heads": (lambda h, nh, nk: h // nk, "h // n_kv_heads"),
-    "índices a partir de 1": (lambda h, nh, nk: h // (nh // nk) + 1, "começam em 1"),
+    "contou as queries a partir de 1 ((h + 1) // grupo)": (lambda h, nh, nk: (h + 1) // (nh // nk), "sem o + 1"),
+    "arredondou (round)": (lambda h, nh, nk: round(h / (nh // nk)), "**truncada**"),
+    "arredondou para cima (ceil)": (lambda h, nh, nk: math.ceil(h / (nh / nk)), "arredondou h / grupo para cima"),
+    "índices a partir de 1": (lambda h, nh, nk: h // (nh // nk) + 1, "começam em 0"),
     "divisão comum": (lambda h, nh, nk: h / (nh / nk), "divisão inteira"),
+    "grupos em ordem invertida": (lambda h, nh, nk: nk - 1 - h // (nh // nk), "ordem invertida"),
     "tamanho do grupo no lugar do índice": (lambda h, nh, nk: nh // nk, "tamanho do grupo"),
 }
 
@@ -343,10 +357,24 @@ def test_cabeca_kv_da_nome_a_cada_erro(nome):
 def test_cabeca_kv_mostra_a_tabela_das_queries(capsys):
     assert licao.check_cabeca_kv(ERROS_KV["grupos intercalados (h % n_kv_heads)"][0]) is False
     saida = capsys.readouterr().out
-    assert "Com n_heads = 8 e n_kv_heads = 2:" in saida
-    assert "certo          : [0, 0, 0, 0, 1, 1, 1, 1]" in saida
-    assert "h % n_kv_heads : [0, 1, 0, 1, 0, 1, 0, 1]" in saida
-    assert "n_heads = 8, n_kv_heads = 2 e a query h = 1: esperava 0, veio 1" in saida
+    assert "Com n_heads = 6 e n_kv_heads = 3:" in saida
+    assert "certo          : [0, 0, 1, 1, 2, 2]" in saida
+    assert "h % n_kv_heads : [0, 1, 2, 0, 1, 2]" in saida
+    assert "n_heads = 6, n_kv_heads = 3 e a query h = 1: esperava 0, veio 1" in saida
+
+
+@pytest.mark.parametrize(("fn", "erro"), [
+    (lambda h, nh, nk: round(h / (nh // nk)), "arredondou (round)"),
+    (lambda h, nh, nk: int(np.round(h * nk / nh)), "arredondou (round)"),
+    (lambda h, nh, nk: int(h / (nh // nk) + 0.5), "arredondou (round)"),          # x,5 para cima
+    (lambda h, nh, nk: -(-h // (nh // nk)), "arredondou para cima (ceil)"),
+    (lambda h, nh, nk: (h + 1) // (nh // nk), "contou as queries a partir de 1 ((h + 1) // grupo)"),
+    (lambda h, nh, nk: h // (nh // nk) + 1, "índices a partir de 1"),
+])
+def test_cabeca_kv_um_a_mais_em_parte_das_queries_nao_e_indice_a_partir_de_1(fn, erro):
+    """round, ceil e (h + 1) erram por 1 a mais, mas só em parte das queries: cada um com o seu diagnóstico."""
+    v = corrigir(licao.CABECA_KV, fn)
+    assert not v.ok and v.erro == erro, v.mensagem
 
 
 def test_cabeca_kv_mapa_inteiro_no_lugar_do_indice():
@@ -407,7 +435,7 @@ def _mem_float32(n_tokens, n_layers, n_heads, n_kv_heads, d_head, bytes_per_valu
     return np.float32(2.0 * n_layers * n_kv_heads * n_tokens * d_head * bytes_per_value)  # exatos em float32
 
 
-@pytest.mark.parametrize("fn", [_mem(), _mem_biblioteca, _mem_laco, _mem_numpy, _mem_float32])
+@pytest.mark.parametrize("fn", [_mem(), _mem_laco, _mem_numpy, _mem_float32])
 def test_memoria_kv_aceita_o_certo_escrito_de_varios_jeitos(fn, capsys):
     assert licao.check_memoria_kv(fn) is True
     saida = capsys.readouterr().out
@@ -419,6 +447,11 @@ def test_memoria_kv_da_nome_a_cada_erro(nome):
     veredito = confere_erro_nomeado(licao.MEMORIA_KV, ERROS_MEM, nome)
     if nome != "sem os bytes":  # com 1 byte por número, esquecer os bytes não muda o caso pequeno
         assert "esperava 768 000 bytes" in veredito.mensagem  # o caso pequeno, em que cada erro dá um número diferente
+
+
+def test_memoria_kv_com_a_biblioteca_e_a_regra_do_enunciado():
+    v = corrigir(licao.MEMORIA_KV, _mem_biblioteca)
+    assert not v.ok and v.erro == "usou attention.kv_cache_bytes", v.mensagem
 
 
 def test_memoria_kv_pelo_check_imprime_o_erro(capsys):
@@ -444,7 +477,7 @@ def test_memoria_kv_chama_a_funcao_com_os_nomes_do_nucleo():
     def espia(n_tokens, n_layers, n_heads, n_kv_heads, d_head, bytes_per_value):
         recebidos.append(dict(n_tokens=n_tokens, n_layers=n_layers, n_heads=n_heads, n_kv_heads=n_kv_heads,
                               d_head=d_head, bytes_per_value=bytes_per_value))
-        return _mem_biblioteca(n_tokens, n_layers, n_heads, n_kv_heads, d_head, bytes_per_value)
+        return 2 * n_layers * n_kv_heads * n_tokens * d_head * bytes_per_value
 
     assert corrigir(licao.MEMORIA_KV, espia).ok
     assert dict(n_tokens=4096, n_layers=32, n_heads=32, n_kv_heads=8, d_head=128, bytes_per_value=2) in recebidos
@@ -478,137 +511,256 @@ def test_exercicio_da_memoria_usa_os_nomes_do_nucleo():
     assert "bits_por_valor" not in texto and "n_camadas" not in texto and "bytes_por_valor" not in texto
 
 
-# --- gerar com o KV cache (GQA) ----------------------------------------------------------------------
+# --- um passo da geração com o KV cache (GQA) ------------------------------------------------------------
 
 
-def _passo_a_passo(X, W_q, W_k, W_v, n_heads, n_kv_heads, *, grupo_de=lambda h, g, n_kv: h // g, ver_a_si=True,
-                   futuro=False, ultimo=False, escala=None, softmax=None):
-    """Uma geração escrita como um estudante escreveria, com um defeito opcional."""
-    n = X.shape[0]
-    d_head = W_q.shape[1] // n_heads
-    grupo = n_heads // n_kv_heads
-    cache_k, cache_v, saidas = [], [], []
-    for t in range(n):
-        x = X[t]
-        if ver_a_si:
-            cache_k.append(x @ W_k)
-            cache_v.append(x @ W_v)
-        if futuro:
-            K, V = X @ W_k, X @ W_v
-        elif ultimo:
-            K, V = (x @ W_k)[None, :], (x @ W_v)[None, :]
-        elif cache_k:
-            K, V = np.array(cache_k), np.array(cache_v)
-        else:
-            K = V = None
-        q = x @ W_q
+def _passo(*, antes=True, grupo_de=lambda h, g, n_kv: h // g, escala=None, softmax=None, so_o_novo=False,
+           juntar=True, guardar=lambda x, W_k, W_v: (x @ W_k, x @ W_v), no_laco=False):
+    """Um passo escrito como um estudante escreveria (o esqueleto do notebook completado), com um defeito opcional."""
+
+    def passo_com_cache(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads):
+        d_head = W_q.shape[1] // n_heads
+        grupo = n_heads // n_kv_heads
+        k, v = guardar(x_t, W_k, W_v)
+        if antes and not no_laco:
+            cache_k.append(k)
+            cache_v.append(v)
+        K, V = np.array(cache_k), np.array(cache_v)
+        if so_o_novo:
+            K, V = (x_t @ W_k)[None, :], (x_t @ W_v)[None, :]
+        q = x_t @ W_q
         partes = []
         for h in range(n_heads):
             g = grupo_de(h, grupo, n_kv_heads)
-            if K is None:
-                partes.append(np.zeros(d_head))
-                continue
             z = K[:, g * d_head:(g + 1) * d_head] @ q[h * d_head:(h + 1) * d_head] / (escala or np.sqrt(d_head))
             w = softmax(z) if softmax else np.exp(z - z.max()) / np.exp(z - z.max()).sum()
             partes.append(w @ V[:, g * d_head:(g + 1) * d_head])
-        saidas.append(np.concatenate(partes))
-        if not ver_a_si:
-            cache_k.append(x @ W_k)
-            cache_v.append(x @ W_v)
-    return np.array(saidas)
+            if no_laco:
+                cache_k.append(k)
+                cache_v.append(v)
+        if not antes:
+            cache_k.append(k)
+            cache_v.append(v)
+        return np.concatenate(partes) if juntar else partes
+
+    return passo_com_cache
 
 
-def _gerar_vetorizado(X, W_q, W_k, W_v, n_heads, n_kv_heads):
-    """Certo, de outro jeito: tudo de uma vez, com np.repeat das cabeças de key/value e máscara aditiva −1e9."""
-    n = X.shape[0]
+def _passo_vetorizado(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads):
+    """Certo, de outro jeito: as cabeças de uma vez, com np.repeat das cabeças de key/value e einsum."""
     d_head = W_q.shape[1] // n_heads
-    Q = (X @ W_q).reshape(n, n_heads, d_head).transpose(1, 0, 2)
-    K = np.repeat((X @ W_k).reshape(n, n_kv_heads, d_head).transpose(1, 0, 2), n_heads // n_kv_heads, axis=0)
-    V = np.repeat((X @ W_v).reshape(n, n_kv_heads, d_head).transpose(1, 0, 2), n_heads // n_kv_heads, axis=0)
-    z = np.einsum("hid,hjd->hij", Q, K) / np.sqrt(d_head) + np.triu(np.full((n, n), -1e9), 1)
-    w = np.exp(z - z.max(axis=-1, keepdims=True))
-    w /= w.sum(axis=-1, keepdims=True)
-    return (w @ V).transpose(1, 0, 2).reshape(n, -1).tolist()
+    cache_k.append(x_t @ W_k)
+    cache_v.append(x_t @ W_v)
+    t = len(cache_k)
+    K = np.repeat(np.array(cache_k).reshape(t, n_kv_heads, d_head), n_heads // n_kv_heads, axis=1)  # (t, h, d)
+    V = np.repeat(np.array(cache_v).reshape(t, n_kv_heads, d_head), n_heads // n_kv_heads, axis=1)
+    q = (x_t @ W_q).reshape(n_heads, d_head)
+    z = np.einsum("hd,thd->ht", q, K) / np.sqrt(d_head)
+    w = np.exp(z - z.max(axis=1, keepdims=True))
+    w /= w.sum(axis=1, keepdims=True)
+    return np.einsum("ht,thd->hd", w, V).reshape(1, -1)                 # com um eixo de lote: (1, n_heads·d_head)
 
 
-def _gerar_float32(X, W_q, W_k, W_v, n_heads, n_kv_heads):
-    """Certo, fazendo as contas na dtype que veio (o caso em float32 fica em float32 do começo ao fim)."""
-    tipo = np.result_type(X, W_q)
-    return _passo_a_passo(*(np.asarray(a, dtype=tipo) for a in (X, W_q, W_k, W_v)), n_heads, n_kv_heads)
+def _passo_com_biblioteca(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads):
+    """Certo: attention.scaled_dot_product_attention sobre o cache, com as cabeças de key/value de cada query."""
+    cache_k.append(x_t @ W_k)
+    cache_v.append(x_t @ W_v)
+    K = attention.split_heads(np.array(cache_k), n_kv_heads)            # (n_kv, t, d_head)
+    V = attention.split_heads(np.array(cache_v), n_kv_heads)
+    q = attention.split_heads((x_t @ W_q)[None, :], n_heads)            # (n_heads, 1, d_head)
+    cab = attention.kv_head_of_query(n_heads, n_kv_heads)
+    saida, _ = attention.scaled_dot_product_attention(q, K[cab], V[cab])
+    return attention.merge_heads(saida)[0]
 
 
-def _gerar_com_biblioteca(X, W_q, W_k, W_v, n_heads, n_kv_heads):
-    """Certo: um laço que chama attention.scaled_dot_product_attention com o cache, uma cabeça de key/value por vez."""
-    n, grupo = X.shape[0], n_heads // n_kv_heads
-    cache_k, cache_v, saidas = [], [], []
-    for t in range(n):
-        cache_k.append(attention.split_heads((X[t] @ W_k)[None, :], n_kv_heads)[:, 0])
-        cache_v.append(attention.split_heads((X[t] @ W_v)[None, :], n_kv_heads)[:, 0])
-        q = attention.split_heads((X[t] @ W_q)[None, :], n_heads)[:, 0]       # (n_heads, d_head)
-        K, V = np.stack(cache_k, axis=1), np.stack(cache_v, axis=1)         # (n_kv, t+1, d_head)
-        saida, _ = attention.scaled_dot_product_attention(q[:, None, :], K[np.arange(n_heads) // grupo],
-                                                          V[np.arange(n_heads) // grupo])
-        saidas.append(saida[:, 0].reshape(-1))
-    return saidas
+def _passo_lista(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads):
+    """Certo, em float32 quando a entrada é float32 (sem converter nada), devolvendo uma lista."""
+    return [float(a) for a in _passo()(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads)]
 
 
-@pytest.mark.parametrize("fn", [_passo_a_passo, _gerar_vetorizado, _gerar_float32, _gerar_com_biblioteca])
-def test_gerar_gqa_aceita_respostas_certas_escritas_de_outro_jeito(fn):
-    v = corrigir(licao.GERAR_GQA, fn)
+@pytest.mark.parametrize("fn", [_passo(), _passo_vetorizado, _passo_com_biblioteca, _passo_lista])
+def test_passo_aceita_respostas_certas_escritas_de_outro_jeito(fn):
+    v = licao.corrigir_gerar_gqa(fn)
     assert v.ok, v.mensagem
+    assert "nunca viu" in v.mensagem and "não n_heads·d_head" in v.mensagem
+
+
+def test_o_passo_so_ve_o_token_novo_e_o_cache_que_ja_vem_com_o_prompt():
+    """O corretor conduz: o passo recebe um vetor (d_model,) e o cache, que começa com as keys/values do prompt."""
+    vistos = []
+    certo = _passo()
+
+    def espia(x_t, cache_k, cache_v, *resto):
+        vistos.append((np.shape(x_t), len(cache_k), len(cache_v)))
+        return certo(x_t, cache_k, cache_v, *resto)
+
+    assert licao.corrigir_gerar_gqa(espia).ok
+    casos = licao.GERAR_GQA.casos()
+    esperado = [((c.entradas["X"].shape[1],), c.entradas["prompt"].shape[0] + t, c.entradas["prompt"].shape[0] + t)
+                for c in casos for t in range(c.entradas["X"].shape[0])]
+    assert vistos == esperado
+    assert [c.entradas["prompt"].shape[0] for c in casos] == [0, 2, 3, 1, 3, 2]
+
+
+def test_recalcular_as_keys_dos_tokens_guardados_nao_serve():
+    """Quem guarda os x_t por fora e recalcula K a cada passo não tem as keys do prompt: o valor sai errado."""
+    vistos = []
+
+    def recalcula(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads):
+        vistos.append(x_t)
+        cache_k.append(x_t @ W_k)
+        cache_v.append(x_t @ W_v)
+        X = np.array(vistos[-(len(cache_k)):])  # os tokens que ele viu (os do prompt, nunca)
+        d_head = W_q.shape[1] // n_heads
+        grupo = n_heads // n_kv_heads
+        K, V, q = X @ W_k, X @ W_v, x_t @ W_q
+        partes = []
+        for h in range(n_heads):
+            g = h // grupo
+            z = K[:, g * d_head:(g + 1) * d_head] @ q[h * d_head:(h + 1) * d_head] / np.sqrt(d_head)
+            w = np.exp(z - z.max())
+            partes.append(w / w.sum() @ V[:, g * d_head:(g + 1) * d_head])
+        return np.concatenate(partes)
+
+    assert not licao.corrigir_gerar_gqa(recalcula).ok
 
 
 def _sem_max(z):
     return np.exp(z) / np.exp(z).sum()
 
 
+def _max_positivo(z):
+    m = max(z.max(), 0.0)
+    return np.exp(z - m) / np.exp(z - m).sum()
+
+
 def _menos_min(z):
     return np.exp(z - z.min()) / np.exp(z - z.min()).sum()
 
 
+def _lote_com_um_maximo(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads):
+    """As cabeças de uma vez, mas com um máximo só para todas (z.max() sem axis)."""
+    d_head = W_q.shape[1] // n_heads
+    cache_k.append(x_t @ W_k)
+    cache_v.append(x_t @ W_v)
+    cab = np.arange(n_heads) // (n_heads // n_kv_heads)
+    K = np.array(cache_k).reshape(len(cache_k), n_kv_heads, d_head)[:, cab]
+    V = np.array(cache_v).reshape(len(cache_v), n_kv_heads, d_head)[:, cab]
+    z = np.einsum("hd,thd->ht", (x_t @ W_q).reshape(n_heads, d_head), K) / np.sqrt(d_head)
+    e = np.exp(z - z.max())
+    return np.einsum("ht,thd->hd", e / e.sum(axis=1, keepdims=True), V).reshape(-1)
+
+
+def _expandido(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads):
+    """Guarda a key/value já repetida para cada query (n_heads·d_head números): o cache da MHA."""
+    d_head = W_q.shape[1] // n_heads
+    cab = attention.kv_head_of_query(n_heads, n_kv_heads)
+    cache_k.append((x_t @ W_k).reshape(n_kv_heads, d_head)[cab].reshape(-1))
+    cache_v.append((x_t @ W_v).reshape(n_kv_heads, d_head)[cab].reshape(-1))
+    K, V, q = np.array(cache_k), np.array(cache_v), x_t @ W_q
+    partes = []
+    for h in range(n_heads):
+        s = slice(h * d_head, (h + 1) * d_head)
+        z = K[:, s] @ q[s] / np.sqrt(d_head)
+        w = np.exp(z - z.max())
+        partes.append(w / w.sum() @ V[:, s])
+    return np.concatenate(partes)
+
+
+def _sobrescreve(x_t, cache_k, cache_v, *resto):
+    """Troca o conteúdo do cache pelo token novo (cache_k[:] = [...]) em vez de acrescentar."""
+    W_k, W_v = resto[1], resto[2]
+    cache_k[:] = [x_t @ W_k]
+    cache_v[:] = [x_t @ W_v]
+    return _passo(antes=False, guardar=lambda *a: (None, None))(x_t, list(cache_k), list(cache_v), *resto)
+
+
+def _nao_cresce(x_t, cache_k, cache_v, *resto):
+    """Cria listas novas (cache_k = cache_k + [...]): as do corretor não crescem."""
+    W_k, W_v = resto[1], resto[2]
+    cache_k = cache_k + [x_t @ W_k]
+    cache_v = cache_v + [x_t @ W_v]
+    return _passo(antes=False, guardar=lambda *a: (None, None))(x_t, cache_k, cache_v, *resto)
+
+
+def _guarda_escalada(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads):
+    """Guarda a key já dividida por √d_head (e divide os escores de novo): o cache guarda outra coisa."""
+    d_head = W_q.shape[1] // n_heads
+    return _passo(guardar=lambda x, Wk, Wv: (x @ Wk / np.sqrt(d_head), x @ Wv), escala=1.0)(
+        x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads)
+
+
 EXEMPLOS_GERAR = {
-    "grupos intercalados (h % n_kv_heads)": lambda *a: _passo_a_passo(*a, grupo_de=lambda h, g, n_kv: h % n_kv),
-    "olhou o futuro (sem a máscara causal)": lambda *a: _passo_a_passo(*a, futuro=True),
-    "o token não se vê (cache atualizado depois)": lambda *a: _passo_a_passo(*a, ver_a_si=False),
-    "só o último token no cache": lambda *a: _passo_a_passo(*a, ultimo=True),
-    "sem escala": lambda *a: _passo_a_passo(*a, escala=1.0),
-    "escala com a largura toda": lambda X, W_q, *r: _passo_a_passo(X, W_q, *r, escala=np.sqrt(W_q.shape[1])),
-    "sem subtrair o máximo (instável)": lambda *a: _passo_a_passo(*a, softmax=_sem_max),
-    "subtraiu o mínimo (instável)": lambda *a: _passo_a_passo(*a, softmax=_menos_min),
-    # numa linha só (uma query por vez), o "máximo do lote" é o máximo da linha: o erro aparece quando o estudante
-    # calcula os escores de todas as cabeças juntos e subtrai um máximo só
-    "um máximo só para o lote inteiro (instável)": None,
+    "o cache não cresceu": (_nao_cresce, "cache_k = cache_k + [...]"),
+    "o cache cresceu mais de um token por passo": (_passo(no_laco=True), "dentro do laço das cabeças"),
+    "só o último token no cache": (_sobrescreve, "O cache **cresce**"),
+    "key e value trocados no cache": (_passo(guardar=lambda x, W_k, W_v: (x @ W_v, x @ W_k)), "trocadas"),
+    "o cache guardou uma key por query (o cache da MHA)": (_expandido, "a economia da GQA some"),
+    "o cache guardou outra coisa": (_guarda_escalada, "sem dividir por √d_head"),
+    "o token não se vê (cache atualizado depois)": (_passo(antes=False), "Guarde primeiro a key e o value"),
+    "só o token novo (não leu o cache)": (_passo(so_o_novo=True), "olha para **todo** o cache"),
+    "grupos intercalados (h % n_kv_heads)": _passo(grupo_de=lambda h, g, n_kv: h % n_kv),
+    "dividiu por n_kv_heads": _passo(grupo_de=lambda h, g, n_kv: h // n_kv),
+    "as cabeças não foram juntadas": (_passo(juntar=False), "np.concatenate"),
+    "sem escala": _passo(escala=1.0),
+    "escala com a largura toda": lambda x_t, ck, cv, W_q, *r: _passo(escala=np.sqrt(W_q.shape[1]))(x_t, ck, cv, W_q, *r),
+    "subtraiu o máximo só quando positivo (instável)": _passo(softmax=_max_positivo),
+    "sem subtrair o máximo (instável)": _passo(softmax=_sem_max),
+    "subtraiu o mínimo (instável)": _passo(softmax=_menos_min),
+    "um máximo só para o lote inteiro (instável)": _lote_com_um_maximo,
 }
 
 
-def _lote_com_um_maximo(X, W_q, W_k, W_v, n_heads, n_kv_heads):
-    n, d_head, grupo = X.shape[0], W_q.shape[1] // n_heads, n_heads // n_kv_heads
-    saidas = []
-    for t in range(n):
-        Kh = (X[: t + 1] @ W_k).reshape(t + 1, n_kv_heads, d_head)[:, np.arange(n_heads) // grupo]  # (t+1, h, d)
-        Vh = (X[: t + 1] @ W_v).reshape(t + 1, n_kv_heads, d_head)[:, np.arange(n_heads) // grupo]
-        q = (X[t] @ W_q).reshape(n_heads, d_head)
-        z = np.einsum("hd,jhd->hj", q, Kh) / np.sqrt(d_head)
-        e = np.exp(z - z.max())                     # um máximo só para todas as cabeças
-        w = e / e.sum(axis=-1, keepdims=True)
-        saidas.append(np.einsum("hj,jhd->hd", w, Vh).reshape(-1))
-    return np.array(saidas)
-
-
-EXEMPLOS_GERAR["um máximo só para o lote inteiro (instável)"] = _lote_com_um_maximo
+def _conduzidos(exemplos):
+    """Os exemplos como o corretor os vê: cada passo dentro da geração que o corretor conduz."""
+    return {nome: (licao.dirigir_passo(e[0]), e[1]) if isinstance(e, tuple) else licao.dirigir_passo(e)
+            for nome, e in exemplos.items()}
 
 
 @pytest.mark.parametrize("nome", list(EXEMPLOS_GERAR))
-def test_gerar_gqa_da_nome_a_cada_erro(nome):
-    confere_erro_nomeado(licao.GERAR_GQA, EXEMPLOS_GERAR, nome)
+def test_passo_da_nome_a_cada_erro(nome):
+    confere_erro_nomeado(licao.GERAR_GQA, _conduzidos(EXEMPLOS_GERAR), nome)
 
 
-def test_gerar_gqa_esqueleto_e_pendente():
-    def esqueleto(*_a):
-        raise NotImplementedError
+def test_o_token_que_nao_se_ve_quebra_com_o_cache_vazio_e_e_nomeado_pelos_outros_casos():
+    """Com o cache vazio (o primeiro caso), quem guarda depois da atenção quebra; nos casos com prompt, as saídas
+    batem com a atenção que não vê o próprio token: o nome vem deles, sem ler as variáveis da função."""
+    fn = _passo(antes=False)
+    primeiro = licao.GERAR_GQA.casos()[0]
+    assert primeiro.entradas["prompt"].shape[0] == 0
+    with pytest.raises(IndexError):
+        licao.dirigir_passo(fn)(**primeiro.entradas)
+    assert licao.corrigir_gerar_gqa(fn).erro == licao.geracao.NAO_SE_VE
 
-    assert corrigir(licao.GERAR_GQA, esqueleto).erro == "pendente"
-    assert licao.corrigir_gerar_gqa(esqueleto).erro == "pendente"
+
+def test_passo_respostas_estranhas_viram_veredito():
+    assert licao.corrigir_gerar_gqa(lambda *a: None).erro == "pendente"
+    v = licao.corrigir_gerar_gqa(np.zeros(3))
+    assert v.erro == "tipo" and "sem parênteses" in v.mensagem
+
+    def devolve_o_cache(x_t, cache_k, cache_v, *resto):
+        return _passo()(x_t, cache_k, cache_v, *resto), cache_k, cache_v
+
+    v = licao.corrigir_gerar_gqa(devolve_o_cache)
+    assert v.erro == "tipo" and "O cache não se devolve" in v.mensagem, v.mensagem
+
+    def devolve_os_pesos(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads):
+        cache_k.append(x_t @ W_k)
+        cache_v.append(x_t @ W_v)
+        z = np.array(cache_k)[:, :2] @ (x_t @ W_q)[:2]
+        return np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+
+    v = licao.corrigir_gerar_gqa(devolve_os_pesos)
+    assert v.erro == "tipo" and "são os pesos" in v.mensagem, v.mensagem
+
+
+def test_passo_que_muda_os_pesos_no_lugar():
+    def escala_w_q(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads):
+        W_q /= np.sqrt(W_q.shape[1] // n_heads)  # "já deixo a query escalada"
+        return _passo(escala=1.0)(x_t, cache_k, cache_v, W_q, W_k, W_v, n_heads, n_kv_heads)
+
+    v = licao.corrigir_gerar_gqa(escala_w_q)
+    assert v.erro == "mudou a entrada" and "`W_q`" in v.mensagem, v.mensagem
 
 
 def _celula_com(trecho):
@@ -618,61 +770,70 @@ def _celula_com(trecho):
     return achadas[0]
 
 
-def _do_esqueleto(passo1, passo2):
-    """O esqueleto do Exercício 2 (do notebook), com os dois passos marcados preenchidos como um estudante faria."""
-    fonte = _celula_com("def gerar_com_cache")
-    fonte = fonte.replace("        # 1. guarde a key e o value do token t no cache", passo1 + "\n        # 1.")
-    fonte = fonte.replace('            raise NotImplementedError("complete aqui")', passo2)
+_MARCA_1 = "    # 1. acrescente a key e o value do token novo ao cache"
+_PASSO1 = "    cache_k.append(x_t @ W_k)\n    cache_v.append(x_t @ W_v)"
+_PASSO2 = """        g = h // grupo
+        z = K[:, g * d_head:(g + 1) * d_head] @ q[h * d_head:(h + 1) * d_head] / np.sqrt(d_head)
+        w = np.exp(z - z.max())
+        partes.append((w / w.sum()) @ V[:, g * d_head:(g + 1) * d_head])"""
+
+
+def _do_esqueleto(passo1, passo2, depois=""):
+    """O esqueleto do Exercício 2 (do notebook), com os passos marcados preenchidos como um estudante faria."""
+    fonte = _celula_com("def passo_com_cache")
+    assert _MARCA_1 in fonte
+    fonte = fonte.replace(_MARCA_1, passo1 + "\n" + _MARCA_1)
+    fonte = fonte.replace('        raise NotImplementedError("complete aqui")', passo2)
+    if depois:
+        fonte = fonte.replace("    return np.concatenate(partes)", depois + "\n    return np.concatenate(partes)")
     ns = {"np": np}
     exec(fonte, ns)
-    return ns["gerar_com_cache"]
+    return ns["passo_com_cache"]
 
 
-_PASSO1 = "        cache_k.append(x_t @ W_k)\n        cache_v.append(x_t @ W_v)"
-_PASSO2 = """            g = h // grupo
-            z = K[:, g * d_head:(g + 1) * d_head] @ q[h * d_head:(h + 1) * d_head] / np.sqrt(d_head)
-            w = np.exp(z - z.max())
-            partes.append((w / w.sum()) @ V[:, g * d_head:(g + 1) * d_head])"""
-
-
-def test_gerar_gqa_o_esqueleto_do_notebook_e_pendente_e_completado_passa(capsys):
-    fonte = _celula_com("def gerar_com_cache")
+def test_o_esqueleto_do_notebook_e_pendente_e_completado_passa(capsys):
+    fonte = _celula_com("def passo_com_cache")
     ns = {"np": np}
     exec(fonte, ns)
-    assert licao.check_gerar_gqa(ns["gerar_com_cache"]) is False
+    assert licao.check_gerar_gqa(ns["passo_com_cache"]) is False
     assert "ainda não foi implementada" in capsys.readouterr().out
     assert licao.corrigir_gerar_gqa(_do_esqueleto(_PASSO1, _PASSO2)).ok
 
 
-@pytest.mark.parametrize("passo1", ["", "        pass"], ids=["esqueceu o passo 1", "passo 1 vazio"])
-def test_gerar_gqa_cache_vazio_no_passo_0_e_o_token_que_nao_se_ve(passo1, capsys):
-    """Sem o token novo no cache antes da atenção, o passo 0 quebra (K vazio): o corretor dá o nome do erro."""
-    fn = _do_esqueleto(passo1, _PASSO2)
-    assert corrigir(licao.GERAR_GQA, fn).erro in ("excecao", "forma")  # o corretor genérico só vê a exceção
-    v = licao.corrigir_gerar_gqa(fn)
-    assert not v.ok and v.erro == "o token não se vê (cache atualizado depois)", v.mensagem
-    assert v.mensagem.startswith("❌") and "cache ainda vazio" in v.mensagem and "seção" not in v.mensagem
+def test_o_esqueleto_sem_o_passo_1_e_o_cache_que_nao_cresceu(capsys):
+    fn = _do_esqueleto("", _PASSO2)
     assert licao.check_gerar_gqa(fn) is False
-    assert "guarde primeiro a key e o value" in capsys.readouterr().out
+    saida = capsys.readouterr().out
+    assert saida.startswith("❌ Depois do passo, cache_k (ou cache_v) continua com os mesmos itens", ), saida
 
 
-def test_gerar_gqa_cache_atualizado_depois_da_atencao_quebra_e_e_nomeado():
-    """O jeito mais natural de atualizar o cache depois: no fim do passo, depois das cabeças."""
-    fonte = _celula_com("def gerar_com_cache")
-    fonte = fonte.replace('            raise NotImplementedError("complete aqui")', _PASSO2)
-    fonte = fonte.replace("        saidas.append(np.concatenate(partes))",
-                          "        saidas.append(np.concatenate(partes))\n" + _PASSO1)
-    ns = {"np": np}
-    exec(fonte, ns)
-    assert licao.corrigir_gerar_gqa(ns["gerar_com_cache"]).erro == "o token não se vê (cache atualizado depois)"
+def test_o_esqueleto_com_o_cache_atualizado_no_fim_e_o_token_que_nao_se_ve():
+    fn = _do_esqueleto("", _PASSO2, depois=_PASSO1)
+    assert licao.corrigir_gerar_gqa(fn).erro == "o token não se vê (cache atualizado depois)"
 
 
-def test_gerar_gqa_outra_excecao_no_passo_0_continua_generica():
-    """Com o cache já preenchido, uma exceção no passo 0 é outro erro: o corretor mostra a exceção."""
-    fn = _do_esqueleto(_PASSO1, "            partes.append(q @ K)")  # formas que não se multiplicam
-    v = licao.corrigir_gerar_gqa(fn)
+def test_o_esqueleto_com_uma_conta_que_nao_fecha_continua_generico():
+    v = licao.corrigir_gerar_gqa(_do_esqueleto(_PASSO1, "        partes.append(q @ K)"))
     assert not v.ok and v.erro in ("excecao", "forma"), v.mensagem
-    assert v == corrigir(licao.GERAR_GQA, fn)
+
+
+def test_a_solucao_e_a_dica_2_do_notebook():
+    """A solução publicada passa; a segunda dica não traz o código dela."""
+    solucao = _solucoes()[-1]
+    ns = {"np": np}
+    exec(solucao, ns)
+    assert licao.corrigir_gerar_gqa(ns["passo_com_cache"]).ok
+    celulas = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    for c in celulas:
+        texto = "".join(c["source"])
+        if c["cell_type"] != "markdown" or "Dica 2" not in texto:
+            continue
+        dica2 = texto.split("Dica 2", 1)[1].split("</details>", 1)[0]
+        for linha in (ln.strip() for s in _solucoes() for ln in s.splitlines()):
+            codigo = linha.split("#")[0].strip()
+            if len(codigo) > 12 and not codigo.startswith(("def ", "return np.concatenate")):
+                assert codigo not in dica2, codigo
+
 
 
 # --- prever: o cache com o dobro de cabeças (a caixa) -------------------------------------------------

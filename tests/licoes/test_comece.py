@@ -55,15 +55,30 @@ CASOS_PE = [
     (lambda q, k: q * k, "esqueceu de **somar**"),
     (lambda q, k: q + k, "somou os vetores"),
     (lambda q, k: q.sum() * k.sum(), "multiplicou as somas"),
-    (lambda q, k: q[0] * k[0], "só a primeira coordenada"),
+    (lambda q, k: q[0] * k[0], "Só a primeira coordenada"),
     (lambda q, k: np.outer(q, k), "um único número"),
 ]
 
 
 def test_check_produto_escalar(capsys):
     assert check_produto_escalar(pe_ok) is True
-    assert check_produto_escalar(np.dot) is True
     assert "Correto" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fn", [
+    np.dot, np.inner,
+    lambda q, k: q @ k,
+    lambda q, k: float(np.dot(q, k)),
+    lambda q, k: q.dot(k),
+    lambda q, k: np.einsum("i,i->", q, k),
+    lambda q, k: np.inner(q, k),
+    lambda q, k: np.linalg.multi_dot([q, k]),
+])
+def test_the_statement_rule_no_at_no_dot_is_enforced(fn):
+    """O enunciado diz "sem @ nem np.dot": com as respostas certas, o atalho é recusado pela regra, com nome."""
+    v = corrigir(comece.PRODUTO_ESCALAR, fn)
+    assert not v.ok and v.erro == "usou @ ou np.dot", v.mensagem
+    assert "à mão" in v.mensagem and "Correto" not in v.mensagem
 
 
 @pytest.mark.parametrize(("fn", "explicacao"), CASOS_PE)
@@ -83,11 +98,37 @@ def test_check_produto_escalar_stub(capsys):
 # --- todo erro nomeado do produto escalar, e formas certas diferentes ---------------------------------
 
 
+def pe_laco(q, k, inicio=0, fim=0):
+    total = 0.0
+    for i in range(inicio, len(q) - fim):
+        total += q[i] * k[i]
+    return total
+
+
+def pe_sobrescreve(q, k):
+    total = 0.0
+    for i in range(len(q)):
+        total = q[i] * k[i]
+    return total
+
+
+def pe_return_no_laco(q, k):
+    total = 0.0
+    for i in range(len(q)):
+        total += q[i] * k[i]
+        return total
+
+
 EXEMPLOS_PE = {
     "produto sem a soma": (lambda q, k: q * k, "esqueceu de **somar**"),
-    "somou os vetores": lambda q, k: q + k,
-    "multiplicou as somas": lambda q, k: q.sum() * k.sum(),
-    "só a primeira coordenada": lambda q, k: q[0] * k[0],
+    "somou os vetores": lambda q, k: np.sum(q + k),
+    "multiplicou as somas": (lambda q, k: sum(a * b for a in q for b in k), "laço dentro de outro"),
+    "produto dos comprimentos": lambda q, k: np.linalg.norm(q) * np.linalg.norm(k),
+    "média no lugar da soma": lambda q, k: np.mean(q * k),
+    "só a primeira coordenada": (pe_return_no_laco, "`return` dentro do laço"),
+    "faltou a última coordenada": lambda q, k: pe_laco(q, k, fim=1),
+    "pulou a primeira coordenada": lambda q, k: pe_laco(q, k, inicio=1),
+    "só a última coordenada": (pe_sobrescreve, "total += q[i] * k[i]"),
 }
 
 
@@ -99,11 +140,19 @@ def test_produto_escalar_names_every_mistake(nome):
 @pytest.mark.parametrize("fn", [
     lambda q, k: float(np.sum(q * k)),
     lambda q, k: np.float32(sum(float(a) * float(b) for a, b in zip(q, k))),
-    lambda q, k: np.array(q @ k),
-    lambda q, k: np.einsum("i,i->", q, k),
+    lambda q, k: np.array(np.multiply(q, k).sum()),
+    lambda q, k: (q * k).sum(),
+    pe_laco,
 ])
 def test_produto_escalar_accepts_right_answers_written_differently(fn):
     assert corrigir(comece.PRODUTO_ESCALAR, fn).ok
+
+
+def test_a_diagnosis_is_true_on_every_case_where_it_applies():
+    """O laço que para uma coordenada antes coincide com "só a primeira" em 2-D: o caso de 4 coordenadas separa os dois."""
+    assert any(len(c.entradas["q"]) >= 4 for c in comece.PRODUTO_ESCALAR.casos())
+    assert corrigir(comece.PRODUTO_ESCALAR, lambda q, k: q[0] * k[0]).erro == "só a primeira coordenada"
+    assert corrigir(comece.PRODUTO_ESCALAR, lambda q, k: pe_laco(q, k, fim=1)).erro == "faltou a última coordenada"
 
 
 # --- a previsão: q·k com q a 165° -------------------------------------------------------------------
@@ -111,6 +160,8 @@ def test_produto_escalar_accepts_right_answers_written_differently(fn):
 
 @pytest.mark.parametrize(("previsao", "erro"), [(2.121, "girar não muda q·k"), ("2,12", "girar não muda q·k"),
                                                (3, "só os comprimentos"), (-3, "perpendicular confundido com oposto"),
+                                               ("-2,9", "165° como o ângulo entre as setas"),
+                                               (-1.34, "cosseno em radianos"), ((0, 0), "tipo"),
                                                (1.5, "valor"), ("zero", "tipo"), (None, "pendente")])
 def test_previsao_perpendicular_names_the_misconception(previsao, erro):
     v = corrigir_previsao(comece.PREVISAO_PERPENDICULAR, previsao)

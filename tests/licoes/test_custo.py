@@ -244,6 +244,8 @@ ERROS_COMBINAR = {
     "acc sem reescalar": (_com_fatores(CERTO, CERTO, acc_ok=False), "acumulador acc não foi reescalado"),
     "l sem reescalar": (_com_fatores(CERTO, CERTO, l_ok=False), "soma l não foi reescalada"),
     "sinal trocado no expoente": (_com_fatores(INVERTIDO, INVERTIDO), "Sinal trocado"),
+    "fator como razão de exponenciais (instável)": (_com_fatores(lambda m_x, m: np.exp(m_x) / np.exp(m),
+                                                                lambda m_x, m: np.exp(m_x) / np.exp(m)), "e^1000"),
     "dividiu por l cedo demais": (_com_fatores(CERTO, CERTO, dividir=True), "cedo demais"),
     "dividiu cada acc pelo seu l": (divide_cada_um, "antes de combinar"),
 }
@@ -310,6 +312,7 @@ def test_check_combinar_wrong_format_and_stub(capsys):
 ERROS_PESOS = {
     "sem o quadrado": (lambda n, h, b: n * h * b, "Faltou o quadrado"),
     "contou números": (lambda n, h, b: n * n * h, "contou **números**"),
+    "bytes por número fixos em 4": (lambda n, h, b: n * n * h * 4, "bytes_per_value recebido"),
     "sem as cabeças": (lambda n, h, b: n * n * b, "Faltaram as cabeças"),
     "bits em vez de bytes": (lambda n, h, b: n * n * h * b * 8, "**bits**"),
     "só a metade causal": (lambda n, h, b: n * (n + 1) // 2 * h * b, "metade causal"),
@@ -388,7 +391,7 @@ def test_stubs_in_the_notebook_get_the_friendly_message(capsys):
     for fonte, checar in zip(esqueletos, checagens, strict=True):
         ns = {"np": np}
         exec(fonte, ns)
-        fn = next(v for k, v in ns.items() if callable(v) and k in ("combinar", "memoria_pesos", "atencao_por_blocos"))
+        fn = next(v for k, v in ns.items() if callable(v) and k in ("combinar", "memoria_pesos", "atualizar"))
         if fn.__name__ == "memoria_pesos":  # os nomes do núcleo: n_heads e bytes_per_value
             assert list(inspect.signature(fn).parameters) == ["n", "n_heads", "bytes_per_value"]
         assert checar(fn) is False
@@ -445,7 +448,7 @@ def test_cronometrar_e_tempo_rnn_devolvem_segundos():
     assert 0 < licao.tempo_rnn(16, d=4) < 1
 
 
-# --- a atenção por blocos com a combinar do estudante --------------------------------------------------
+# --- a atenção por blocos: o estudante escreve o passo, o corretor faz o laço ------------------------------
 
 
 def _combinar(a, b):
@@ -454,81 +457,170 @@ def _combinar(a, b):
     return m, a[1] * fa + b[1] * fb, a[2] * fa + b[2] * fb
 
 
-def _por_blocos(q, K, V, tamanho_bloco, *, escala=True, ultimo=True, acumular=True, maximo=True, m0=-np.inf,
-                dividir=True):
-    d = q.shape[-1]
-    estado = (m0, 0.0, np.zeros(V.shape[-1]))
-    n = K.shape[0] if ultimo else K.shape[0] - K.shape[0] % tamanho_bloco
-    for i in range(0, n, tamanho_bloco):
-        z = K[i:i + tamanho_bloco] @ q / (np.sqrt(d) if escala else 1.0)
-        m = z.max() if maximo else 0.0
+def _atualizar(*, escala=lambda q, K: np.sqrt(q.shape[-1]), maximo=lambda z: z.max(), juntar=_combinar,
+               dividir_bloco=False, dividir_estado=False):
+    """Um passo escrito como o estudante escreveria, com um erro ligado por argumento."""
+    def atualizar(estado, q, K_bloco, V_bloco):
+        z = K_bloco @ q / escala(q, K_bloco)
+        m = maximo(z)
         e = np.exp(z - m)
-        novo = (m, e.sum(), e @ V[i:i + tamanho_bloco])
-        estado = _combinar(estado, novo) if acumular else novo
-    return estado[2] / estado[1] if dividir else estado[2]
+        acc = e @ V_bloco / (e.sum() if dividir_bloco else 1.0)
+        novo = juntar(estado, (m, e.sum(), acc))
+        return (novo[0], novo[1], novo[2] / novo[1]) if dividir_estado else novo
+    return atualizar
 
 
-def _por_blocos_while(q, K, V, tamanho_bloco):
-    """Certo, de outro jeito: while, estado em lista, máximo com np.maximum e float32 preservado."""
-    estado = [-np.inf, 0.0, np.zeros(V.shape[-1], dtype=V.dtype)]
-    i = 0
-    while i < len(K):
-        z = (K[i:i + tamanho_bloco] @ q) / np.sqrt(len(q))
-        m = np.maximum(estado[0], z.max())
-        fa = np.exp(estado[0] - m)
-        e = np.exp(z - m)
-        estado = [m, estado[1] * fa + e.sum(), estado[2] * fa + e @ V[i:i + tamanho_bloco]]
-        i += tamanho_bloco
-    return list(estado[2] / estado[1])
+def _so_o_bloco(estado, bloco):
+    return bloco
 
 
-def _por_blocos_biblioteca(q, K, V, tamanho_bloco):
-    from helpers import efficient
-
-    estado = (-np.inf, 0.0, np.zeros(V.shape[-1]))
-    for i in range(0, len(K), tamanho_bloco):
-        estado = efficient.combine_states(estado, efficient.partial_state(K[i:i + tamanho_bloco] @ q / np.sqrt(len(q)),
-                                                                          V[i:i + tamanho_bloco]))
-    return efficient.finish_state(estado)
+def _antigo_sem_reescalar(a, b):
+    m = max(a[0], b[0])
+    fb = np.exp(b[0] - m)
+    return m, a[1] + b[1] * fb, a[2] + b[2] * fb
 
 
-@pytest.mark.parametrize("fn", [_por_blocos, _por_blocos_while, _por_blocos_biblioteca])
-def test_por_blocos_aceita_respostas_certas(fn):
-    v = corrigir(licao.POR_BLOCOS, fn)
-    assert v.ok, v.mensagem
+def _novo_sem_reescalar(a, b):
+    m = max(a[0], b[0])
+    fa = np.exp(a[0] - m)
+    return m, a[1] * fa + b[1], a[2] * fa + b[2]
 
 
-def _media_dos_blocos(q, K, V, tamanho_bloco):
-    saidas = []
-    for i in range(0, len(K), tamanho_bloco):
-        z = K[i:i + tamanho_bloco] @ q / np.sqrt(len(q))
-        w = np.exp(z - z.max())
-        saidas.append(w / w.sum() @ V[i:i + tamanho_bloco])
-    return np.mean(saidas, axis=0)
+def _sem_reescalar(a, b):
+    return max(a[0], b[0]), a[1] + b[1], a[2] + b[2]
 
 
-def _atalho_da_biblioteca(q, K, V, tamanho_bloco):
-    """O número certo sem percorrer nada em blocos: a atenção pronta, de uma vez."""
-    from helpers import attention
+def _devolve_a_saida(estado, q, K_bloco, V_bloco):
+    novo = _atualizar()(estado, q, K_bloco, V_bloco)
+    return novo[2] / novo[1]
 
-    return attention.scaled_dot_product_attention(q[None], K, V)[0][0]
+
+def _sem_somar(estado, q, K_bloco, V_bloco):
+    z = K_bloco @ q / np.sqrt(q.shape[-1])
+    e = np.exp(z - z.max())
+    return _combinar(estado, (z.max(), e, e[:, None] * V_bloco))  # uma entrada por key
+
+
+def combinar(a, b):
+    """O esqueleto do Exercício 1, como no notebook antes de ser feito."""
+    raise NotImplementedError("complete aqui")
+
+
+def _com_a_combinar_do_notebook(estado, q, K_bloco, V_bloco):
+    z = K_bloco @ q / np.sqrt(q.shape[-1])
+    e = np.exp(z - z.max())
+    return combinar(estado, (z.max(), e.sum(), e @ V_bloco))
 
 
 EXEMPLOS_BLOCOS = {
-    "sem percorrer em blocos": (_atalho_da_biblioteca, "não viu a sua função percorrer as keys em blocos"),
-    "sem a escala √d": lambda *a: _por_blocos(*a, escala=False),
-    "perdeu o último bloco": lambda *a: _por_blocos(*a, ultimo=False),
-    "só o último bloco": lambda *a: _por_blocos(*a, acumular=False),
-    "média das saídas dos blocos": _media_dos_blocos,
-    "sem dividir por l": lambda *a: _por_blocos(*a, dividir=False),
-    "bloco sem subtrair o máximo (instável)": lambda *a: _por_blocos(*a, maximo=False),
-    "estado vazio com m = 0": lambda *a: _por_blocos(*a, m0=0.0),
+    "devolveu a saída, não o estado": (_devolve_a_saida, "o laço precisa do **estado**"),
+    "sem somar as keys do bloco": (_sem_somar, "faltou **somar**"),
+    "a combinar ainda não foi feita": (_com_a_combinar_do_notebook, "Faça o Exercício 1 primeiro"),
+    "sem a escala √d": _atualizar(escala=lambda q, K: 1.0),
+    "escala 1/d em vez de 1/√d": _atualizar(escala=lambda q, K: q.shape[-1]),
+    "escala pelo tamanho do bloco": (_atualizar(escala=lambda q, K: np.sqrt(len(K))), "len(K_bloco)"),
+    "só o último bloco": _atualizar(juntar=_so_o_bloco),
+    "estado antigo sem reescalar": (_atualizar(juntar=_antigo_sem_reescalar), "check_combinar_estados"),
+    "bloco novo sem reescalar": _atualizar(juntar=_novo_sem_reescalar),
+    "nenhum estado reescalado": _atualizar(juntar=_sem_reescalar),
+    "acc do bloco dividido por l": _atualizar(dividir_bloco=True),
+    "dividiu por l cedo demais": _atualizar(dividir_estado=True),
+    "máximo do bloco só quando positivo (instável)": _atualizar(maximo=lambda z: max(z.max(), 0.0)),
+    "mínimo do bloco no lugar do máximo (instável)": _atualizar(maximo=lambda z: z.min()),
+    "bloco sem subtrair o máximo (instável)": _atualizar(maximo=lambda z: 0.0),
 }
 
 
 @pytest.mark.parametrize("nome", list(EXEMPLOS_BLOCOS))
 def test_por_blocos_da_nome_a_cada_erro(nome):
-    confere_erro_nomeado(licao.POR_BLOCOS, EXEMPLOS_BLOCOS, nome)
+    exemplos = {n: (_laco(e[0]), e[1]) if isinstance(e, tuple) else _laco(e) for n, e in EXEMPLOS_BLOCOS.items()}
+    confere_erro_nomeado(licao.POR_BLOCOS, exemplos, nome)
+
+
+def _laco(fn):
+    from helpers.licoes.custo.blocos import _laco as laco
+
+    return laco(fn)
+
+
+def _a_mao_em_float32(estado, q, K_bloco, V_bloco):
+    """Sem a combinar: a correção escrita à mão, em float32, com o estado em lista."""
+    m_velho, l_velho, acc_velho = estado
+    z = (K_bloco @ q) / np.float32(np.sqrt(len(q)))
+    m = np.maximum(m_velho, z.max())
+    fator = np.exp(m_velho - m)
+    e = np.exp(z - m)
+    return [m, l_velho * fator + e.sum(), acc_velho * fator + e @ V_bloco]
+
+
+def _com_a_biblioteca(estado, q, K_bloco, V_bloco):
+    from helpers import efficient
+
+    return efficient.combine_states(estado, efficient.partial_state(K_bloco @ q / np.sqrt(len(q)), V_bloco))
+
+
+def _bloco_primeiro(estado, q, K_bloco, V_bloco):
+    """A combinar com os estados na outra ordem (ela é comutativa) e o estado vazio tratado à parte."""
+    z = K_bloco @ q / np.sqrt(q.shape[-1])
+    m = np.max(z)
+    e = np.exp(z - m)
+    bloco = (m, np.sum(e), V_bloco.T @ e)
+    if estado[0] == -np.inf:
+        return bloco
+    return _combinar(bloco, estado)
+
+
+@pytest.mark.parametrize("fn", [_atualizar(), _a_mao_em_float32, _com_a_biblioteca, _bloco_primeiro])
+def test_por_blocos_aceita_respostas_certas(fn, capsys):
+    assert licao.check_atencao_por_blocos(fn) is True
+    assert "só recebeu um bloco de keys por vez" in capsys.readouterr().out
+
+
+def test_por_blocos_o_laco_e_do_corretor():
+    """A função do estudante só recebe um bloco por vez, do tamanho pedido (o último pode ser menor), e o estado
+    que ela mesma devolveu no bloco anterior."""
+    vistos = []
+
+    def espia(estado, q, K_bloco, V_bloco):
+        vistos.append((K_bloco.shape[0], V_bloco.shape[0], estado[0]))
+        return _atualizar()(estado, q, K_bloco, V_bloco)
+
+    caso = licao.POR_BLOCOS.casos()[0]  # 7 keys em blocos de 3
+    from helpers.licoes.custo.blocos import percorrer_em_blocos
+
+    saida = percorrer_em_blocos(espia, **caso.entradas)
+    assert [(b, bv) for b, bv, _ in vistos] == [(3, 3), (3, 3), (1, 1)]
+    assert vistos[0][2] == -np.inf and np.isfinite(vistos[1][2])
+    np.testing.assert_allclose(saida, licao.POR_BLOCOS.certo(**caso.entradas), rtol=1e-12)
+
+
+def test_por_blocos_pendente_forma_e_entrada_mudada():
+    from helpers.corretor import corrigir
+
+    def atualizar(estado, q, K_bloco, V_bloco):
+        raise NotImplementedError("complete aqui")
+
+    assert corrigir(licao.POR_BLOCOS, _laco(atualizar)).erro == "pendente"
+    sem_return = corrigir(licao.POR_BLOCOS, _laco(lambda estado, q, K_bloco, V_bloco: None))
+    assert sem_return.erro == "pendente" and "return" in sem_return.mensagem
+
+    def q_na_frente(estado, q, K_bloco, V_bloco):
+        z = q @ K_bloco / np.sqrt(q.shape[-1])  # (d,) @ (b, d): só fecha quando b = d
+        e = np.exp(z - z.max())
+        return _combinar(estado, (z.max(), e.sum(), e @ V_bloco))
+
+    v = corrigir(licao.POR_BLOCOS, _laco(q_na_frente))
+    assert v.erro == "forma" and "K_bloco @ q" in v.mensagem, v.mensagem
+
+    def escala_no_lugar(estado, q, K_bloco, V_bloco):
+        q /= np.sqrt(q.shape[-1])  # muda o q de quem chamou: no bloco seguinte, escala de novo
+        z = K_bloco @ q
+        e = np.exp(z - z.max())
+        return _combinar(estado, (z.max(), e.sum(), e @ V_bloco))
+
+    assert corrigir(licao.POR_BLOCOS, _laco(escala_no_lugar)).erro == "mudou a entrada"
+    v = corrigir(licao.POR_BLOCOS, _laco(lambda estado, q, K_bloco, V_bloco: (1.0, 2.0)))
+    assert v.erro == "tipo" and "tripla (m, l, acc)" in v.mensagem, v.mensagem
 
 
 # --- prever o estado da atenção linear ------------------------------------------------------------------
@@ -590,72 +682,6 @@ def test_contagem_reads_counts_as_typed():
     assert licao.Contagem().normalizar("1.048.576") == 1048576
     assert licao.Contagem().normalizar("(64 + 1) · 64") == 4160
     assert licao.Contagem().mostrar(12_800_000) == "12 800 000"
-
-
-# --- o caminho, não só o resultado: K fatiado em blocos, ou a combinar do estudante chamada -----------------
-
-_NOTEBOOK_BLOCOS = """
-def combinar(estado_a, estado_b):
-    m_a, l_a, acc_a = estado_a
-    m_b, l_b, acc_b = estado_b
-    m = max(m_a, m_b)
-    if m == -np.inf:
-        return estado_a
-    fator_a, fator_b = np.exp(m_a - m), np.exp(m_b - m)
-    return m, l_a * fator_a + l_b * fator_b, acc_a * fator_a + acc_b * fator_b
-
-
-def com_asarray(q, K, V, tamanho_bloco):
-    K = np.asarray(K, dtype=float)          # a vigia de K se perde aqui; a combinar, contada, não
-    estado = (-np.inf, 0.0, np.zeros(V.shape[-1]))
-    for i in range(0, K.shape[0], tamanho_bloco):
-        z = K[i:i + tamanho_bloco] @ q / np.sqrt(q.shape[-1])
-        m = z.max()
-        e = np.exp(z - m)
-        estado = combinar(estado, (m, e.sum(), e @ V[i:i + tamanho_bloco]))
-    return estado[2] / estado[1]
-
-
-def atalho(q, K, V, tamanho_bloco):
-    z = np.asarray(K, dtype=float) @ q / np.sqrt(q.shape[-1])
-    w = np.exp(z - z.max())
-    return w / w.sum() @ V
-"""
-
-
-def test_por_blocos_reconhece_o_caminho_pela_combinar_do_notebook(capsys):
-    ns = {"np": np}
-    exec(_NOTEBOOK_BLOCOS, ns)
-    original = ns["combinar"]
-    assert licao.check_atencao_por_blocos(ns["com_asarray"]) is True
-    assert ns["combinar"] is original  # a combinar do estudante volta ao lugar
-    assert "percorreu as keys em blocos" in capsys.readouterr().out
-    assert licao.check_atencao_por_blocos(ns["atalho"]) is False
-    assert "não viu a sua função percorrer as keys em blocos" in capsys.readouterr().out
-    # sem o wrapper da combinar (o corretor cru), a versão com asarray fica sem prova de blocos
-    assert corrigir(licao.POR_BLOCOS, ns["com_asarray"]).erro == "sem percorrer em blocos"
-
-
-@pytest.mark.parametrize("fonte", [
-    "lambda q, K, V, B: _blocos(q, K.astype(float), V, B)",        # cópia inteira de K: continua vigiada
-    "lambda q, K, V, B: _por_chave(q, K, V)",                      # uma key de cada vez, num laço for
-])
-def test_por_blocos_aceita_outros_caminhos(fonte):
-    def _blocos(q, K, V, B):
-        return _por_blocos(q, K, V, B)
-
-    def _por_chave(q, K, V):
-        estado = (-np.inf, 0.0, np.zeros(V.shape[-1]))
-        for k, v in zip(K, V):
-            z = k @ q / np.sqrt(len(q))
-            m = max(estado[0], z)
-            fa, e = np.exp(estado[0] - m), np.exp(z - m)
-            estado = (m, estado[1] * fa + e, estado[2] * fa + e * v)
-        return estado[2] / estado[1]
-
-    fn = eval(fonte, {"_blocos": _blocos, "_por_chave": _por_chave})
-    v = corrigir(licao.POR_BLOCOS, fn)
-    assert v.ok, v.mensagem
 
 
 def test_marcas_em_ms_e_bytes_na_prosa():

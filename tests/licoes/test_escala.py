@@ -255,6 +255,13 @@ EXEMPLOS_ESCALADOS = {
     "escores já ordenados (com a escala)": lambda q, K: np.sort(K @ q)[::-1] / np.sqrt(len(q)),
     "escores ordenados do menor ao maior (com a escala)": lambda q, K: np.sort(K @ q) / np.sqrt(len(q)),
     "q @ K sem transpor (com a escala)": (escalados_q_at_K, "nem roda"),
+    "faltou a última key (com a escala)": lambda q, K: np.array([k @ q for k in K[:-1]]) / np.sqrt(len(q)),
+    "pulou a primeira key (com a escala)": lambda q, K: np.array([K[i] @ q for i in range(1, len(K))]) / np.sqrt(len(q)),
+    "faltou a última coordenada (com a escala)": lambda q, K: np.array(
+        [sum(k[i] * q[i] for i in range(len(q) - 1)) for k in K]) / np.sqrt(len(q)),
+    "não zerou a soma a cada key (com a escala)": lambda q, K: np.cumsum(K @ q) / np.sqrt(len(q)),
+    "ordem invertida (com a escala)": lambda q, K: (K @ q)[::-1] / np.sqrt(len(q)),
+    "outro divisor no lugar de √d": (lambda q, K: K @ q / np.sqrt(2), "√2 do exemplo"),
 }
 
 
@@ -370,7 +377,17 @@ def _instavel(tirar):
     return pesos
 
 
+def _pesos_sem_keepdims(Q, K):
+    z = Q @ K.T / np.sqrt(K.shape[1])
+    e = np.exp(z - z.max(axis=-1))
+    return e / e.sum(axis=-1)
+
+
 EXEMPLOS_PESOS = {
+    "subtraiu o máximo só quando positivo (instável)": (_instavel(lambda z: np.maximum(z.max(axis=-1, keepdims=True),
+                                                                                      0.0)), "muito negativos"),
+    "sem keepdims": (_pesos_sem_keepdims, "keepdims=True"),
+    "outro divisor no lugar de √d": lambda Q, K: attention.softmax(Q @ K.T / np.sqrt(K.size), axis=-1),
     "sem subtrair o máximo (instável)": (_instavel(lambda z: 0.0), "NaN ou inf"),
     "subtraiu o mínimo (instável)": _instavel(lambda z: z.min(axis=-1, keepdims=True)),
     "um máximo só para o lote inteiro (instável)": _instavel(lambda z: z.max()),

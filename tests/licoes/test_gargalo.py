@@ -228,6 +228,8 @@ EXEMPLOS_PASSO = {
     "* no lugar de @": passo_estrela,
     "matrizes trocadas": (passo_trocado, "nem roda"),
     "convenção de vetor-linha": passo_vetor_linha,
+    "tanh em cada parcela": lambda h, x, W_h, W_x, b: np.tanh(W_h @ h) + np.tanh(W_x @ x) + b,
+    "x tratado como índice": (lambda h, x, W_h, W_x, b: np.tanh(W_h @ h + W_x[:, np.argmax(x)] + b), "W_x @ x"),
 }
 
 
@@ -345,6 +347,11 @@ EXEMPLOS_LER = {
     "estados na ordem inversa": ler_invertido,
     "passo sem o tanh": ler_sem_tanh,
     "passo com W_h transposta": ler_transposta,
+    "passo errado dentro do laço": (lambda xs, W_h, W_x, b: _estados_ref(
+        xs, W_h, W_x, b, passo=lambda h, x: np.tanh(W_h @ h + W_x @ x)), "check_passo_rnn"),
+    "faltou o último token": lambda xs, W_h, W_x, b: ler_laco(xs[:-1], W_h, W_x, b),
+    "pulou o primeiro token": lambda xs, W_h, W_x, b: ler_laco(xs[1:], W_h, W_x, b),
+    "estados transpostos": lambda xs, W_h, W_x, b: np.column_stack(list(ler_laco(xs, W_h, W_x, b))),
 }
 
 
@@ -353,10 +360,18 @@ def test_ler_sequencia_names_every_mistake(nome):
     confere_erro_nomeado(licao.LER_SEQUENCIA, EXEMPLOS_LER, nome)
 
 
-@pytest.mark.parametrize("fn", [ler_laco, ler_prealocado_float32, ler_lista_de_listas, ler_vetor_linha, ler_com_o_modelo])
+@pytest.mark.parametrize("fn", [ler_laco, ler_prealocado_float32, ler_lista_de_listas, ler_vetor_linha])
 def test_ler_sequencia_accepts_right_answers_written_differently(fn, capsys):
     assert licao.check_ler_sequencia(fn) is True
     assert "Correto" in capsys.readouterr().out
+
+
+def test_ler_sequencia_the_loop_is_the_students():
+    """O exercício é o laço: a RNN pronta (TanhRNN(…).run) dá os números certos, mas é recusada, com nome; um passo
+    pronto dentro do laço do estudante (recurrent.rnn_step) vale, como o passo_rnn dele."""
+    v = corrigir(licao.LER_SEQUENCIA, ler_com_o_modelo)
+    assert not v.ok and v.erro == "usou a RNN pronta" and "o laço" in v.mensagem, v.mensagem
+    assert corrigir(licao.LER_SEQUENCIA, ler_prealocado_float32).ok  # usa recurrent.rnn_step
 
 
 def test_ler_sequencia_stub_and_unknown_mistake():
@@ -396,6 +411,17 @@ def test_previsao_capacidade_names_the_misconception(previsao, erro):
 @pytest.mark.parametrize("previsao", [16, 16.0, "16", " 16,0 ", np.int64(16)])
 def test_previsao_capacidade_accepts_sixteen(previsao):
     assert corrigir_previsao(licao.PREVISAO_CAPACIDADE, previsao).ok
+
+
+@pytest.mark.parametrize("previsao", [16.5, "16,5", "15,6", 16.4, (16, 5)])
+def test_previsao_capacidade_a_number_of_tokens_is_whole(previsao):
+    """16,5 não é 16 arredondado: T conta tokens inteiros. A caixa pede um inteiro, sem revelar a resposta."""
+    v = corrigir_previsao(licao.PREVISAO_CAPACIDADE, previsao)
+    assert not v.ok and v.erro == "tipo", v.mensagem
+    assert "A resposta" not in v.mensagem and "16 tokens" not in v.mensagem
+    caixa = licao.prever_capacidade()
+    assert caixa.conferir("16,5") is False and not caixa.conferida
+    assert caixa.conferir("16") is True
 
 
 @pytest.mark.parametrize(("digitado", "erro"), [("32", "um token por número"), ("64", "multiplicou n por d"),

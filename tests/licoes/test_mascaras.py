@@ -191,7 +191,6 @@ CERTAS_CAUSAL = {
     "tupla de tuplas": lambda n: tuple(tuple(bool(j <= i) for j in range(n)) for i in range(n)),
     "preenchida linha a linha": _causal_preenchida,
     "não do triângulo de cima": lambda n: ~np.triu(np.ones((n, n), dtype=bool), k=1),
-    "attention.causal_mask": attention.causal_mask,
 }
 
 
@@ -199,6 +198,13 @@ CERTAS_CAUSAL = {
 def test_mascara_causal_certa(nome, capsys):
     ok, texto = _rodar(licao.check_mascara_causal, CERTAS_CAUSAL[nome], capsys)
     assert ok and "Correto" in texto, texto
+
+
+@pytest.mark.parametrize("fn", [attention.causal_mask, lambda n: attention.causal_mask(n)], ids=["a própria", "chamada"])
+def test_mascara_causal_pronta_e_recusada_pela_regra(fn):
+    v = corrigir(licao.MASCARA_CAUSAL, fn)
+    assert not v.ok and v.erro == "usou attention.causal_mask", v.mensagem
+    assert "As respostas estão certas" in v.mensagem and "np.tri" in v.mensagem
 
 
 @pytest.mark.parametrize("fn, trecho", [
@@ -305,7 +311,6 @@ CERTAS_PADDING = {
     "listas de bool, com laços": _padding_laco,
     "preenchida frase a frase": _padding_preenchida,
     "reshape": lambda lengths, n: _pad(lengths, n).reshape(len(lengths), 1, n),
-    "attention.padding_mask": attention.padding_mask,
 }
 
 
@@ -313,6 +318,13 @@ CERTAS_PADDING = {
 def test_mascara_padding_certa(nome, capsys):
     ok, texto = _rodar(licao.check_mascara_padding, CERTAS_PADDING[nome], capsys)
     assert ok and "Correto" in texto, texto
+
+
+@pytest.mark.parametrize("fn", [attention.padding_mask, lambda L, n: attention.padding_mask(L, n)],
+                         ids=["a própria", "chamada"])
+def test_mascara_padding_pronta_e_recusada_pela_regra(fn):
+    v = corrigir(licao.MASCARA_PADDING, fn)
+    assert not v.ok and v.erro == "usou attention.padding_mask", v.mensagem
 
 
 @pytest.mark.parametrize("fn, trecho", [
@@ -427,18 +439,51 @@ def atencao_mask_none_proibe_tudo(q, K, V, mask=None):
     return _sm_seguro(z) @ V
 
 
+def atencao_mascara_multiplicada(q, K, V, mask=None):
+    z = q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        z = z + (~np.asarray(mask, dtype=bool)) * -np.inf     # 0 · (−inf) = NaN onde pode olhar
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ V
+
+
+def _sm_protegida(ref):
+    def sm(z):
+        e = np.exp(z - ref(z))
+        s = e.sum(axis=-1, keepdims=True)
+        return e / np.where(s > 0, s, 1.0)
+
+    return sm
+
+
+def _mascarada_depois_renormalizada(q, K, V, mask=None):
+    w = _sm_seguro(q @ K.T / np.sqrt(K.shape[-1]))
+    if mask is not None:
+        w = w * mask
+        s = w.sum(axis=-1, keepdims=True)
+        w = w / np.where(s > 0, s, 1.0)
+    return w @ V, w
+
+
 ERRADAS_ATENCAO_MASCARA = {
+    "máscara aditiva por multiplicação (0·inf = NaN)": (atencao_mascara_multiplicada, "0 · (−inf) não dá 0"),
+    "subtraiu o máximo só quando positivo (instável)":
+        lambda q, K, V, mask=None: mascarada(q, K, V, mask, sm=_sm_menos(lambda z: np.maximum(
+            z.max(axis=-1, keepdims=True), 0.0))),
     "sem subtrair o máximo (instável)": lambda q, K, V, mask=None: mascarada(q, K, V, mask, sm=_sm_menos(lambda z: 0.0)),
     "subtraiu o mínimo (instável)":
         lambda q, K, V, mask=None: mascarada(q, K, V, mask, sm=_sm_menos(lambda z: z.min(axis=-1, keepdims=True))),
     "um máximo só para o lote inteiro (instável)":
         lambda q, K, V, mask=None: mascarada(q, K, V, mask, sm=_sm_menos(lambda z: z.max())),
     "NaN na linha toda mascarada": (atencao_mascara_nan, "sem nenhuma key permitida"),
+    "devolveu só os pesos": (lambda q, K, V, mask=None: mascarada(q, K, V, mask, mistura=lambda q, K, V: np.eye(
+        K.shape[0])), "faltou o último passo"),
     "mask=None vira tudo proibido": (atencao_mask_none_proibe_tudo, "np.where(None"),
     "máscara ignorada": lambda q, K, V, mask=None: mascarada(q, K, V, None),
     "escores mascarados = 0": (lambda q, K, V, mask=None: mascarada(q, K, V, mask, preenche=0.0), "e^0 = 1"),
     "−10 no lugar de −inf": (lambda q, K, V, mask=None: mascarada(q, K, V, mask, preenche=-10.0), "−10"),
     "máscara depois da softmax": lambda q, K, V, mask=None: mascarada(q, K, V, mask, depois=True),
+    "máscara depois da softmax, renormalizada": (_mascarada_depois_renormalizada, "passa os permitidos por centenas"),
     "máscara invertida": lambda q, K, V, mask=None: mascarada(q, K, V, mask, inverter=True),
     "sem escala": lambda q, K, V, mask=None: mascarada(q, K, V, mask, escala=1.0),
     "÷d em vez de ÷√d": lambda q, K, V, mask=None: mascarada(q, K, V, mask, escala=K.shape[-1]),
@@ -463,15 +508,6 @@ def _mascarada_com_menos_1e9(q, K, V, mask=None):
 def _mascarada_nan_to_num(q, K, V, mask=None):
     with np.errstate(invalid="ignore"):
         return np.nan_to_num(atencao_mascara_nan(q, K, V, mask))
-
-
-def _mascarada_depois_renormalizada(q, K, V, mask=None):
-    w = _sm_seguro(q @ K.T / np.sqrt(K.shape[-1]))
-    if mask is not None:
-        w = w * mask
-        s = w.sum(axis=-1, keepdims=True)
-        w = w / np.where(s > 0, s, 1.0)
-    return w @ V, w
 
 
 def _mascarada_einsum_float32_lista(q, K, V, mask=None):
@@ -502,10 +538,8 @@ def _mascarada_laco(q, K, V, mask=None):
 
 CERTAS_ATENCAO_MASCARA = {
     "solução": lambda q, K, V, mask=None: mascarada(q, K, V, mask),
-    "biblioteca": lambda q, K, V, mask=None: attention.scaled_dot_product_attention(q, K, V, mask),
     "-1e9 aditiva": _mascarada_com_menos_1e9,
     "nan_to_num no fim": _mascarada_nan_to_num,
-    "máscara depois, renormalizada": _mascarada_depois_renormalizada,
     "einsum, float32, listas": _mascarada_einsum_float32_lista,
     "laço": _mascarada_laco,
 }
@@ -516,11 +550,40 @@ def test_atencao_com_mascara_certa_de_varios_jeitos(nome, capsys):
     assert licao.check_atencao_com_mascara(CERTAS_ATENCAO_MASCARA[nome]) is True, capsys.readouterr().out
 
 
+def test_atencao_com_mascara_pronta_e_recusada_pela_regra():
+    v = corrigir(licao.ATENCAO_MASCARA, lambda q, K, V, mask=None: attention.scaled_dot_product_attention(q, K, V, mask))
+    assert not v.ok and v.erro == "usou a atenção pronta", v.mensagem
+
+
+@pytest.mark.parametrize("nome", ["subtraiu o máximo só quando positivo (instável)", "sem subtrair o máximo (instável)",
+                                  "subtraiu o mínimo (instável)", "um máximo só para o lote inteiro (instável)"])
+def test_softmax_instavel_com_a_divisao_protegida_tem_o_mesmo_nome(nome):
+    """Quem protege a divisão (a dica da linha toda proibida) tem pesos 0 onde a versão sem proteção dá 0/0: o erro
+    de estabilidade é o mesmo, com o mesmo nome."""
+    refs = {"subtraiu o máximo só quando positivo (instável)": lambda z: np.maximum(z.max(axis=-1, keepdims=True), 0),
+            "sem subtrair o máximo (instável)": lambda z: 0.0,
+            "subtraiu o mínimo (instável)": lambda z: z.min(axis=-1, keepdims=True),
+            "um máximo só para o lote inteiro (instável)": lambda z: z.max()}
+    fn = lambda q, K, V, mask=None: mascarada(q, K, V, mask, sm=_sm_protegida(refs[nome]))  # noqa: E731
+    v = corrigir(licao.ATENCAO_MASCARA, fn)
+    assert not v.ok and v.erro == nome, v.mensagem
+
+
+def test_o_nan_so_na_linha_vazia_nao_vira_softmax_instavel():
+    """Quem subtrai o máximo de cada linha e só esquece a linha toda proibida tem o NaN com o nome dele — não o de
+    quem só subtrai o máximo positivo, que dá o mesmo NaN nessa linha (e erra também a linha de escores muito
+    negativos)."""
+    assert corrigir(licao.ATENCAO_MASCARA, atencao_mascara_nan).erro == "NaN na linha toda mascarada"
+    casos = [c.descricao for c in licao.ATENCAO_MASCARA.casos()]
+    assert any("muito negativos (−1000, −1001, −1002" in d for d in casos)
+    assert any("sem nenhuma key permitida" in d for d in casos)
+
+
 def test_atencao_com_mascara_menos_10_parece_certo_com_quatro_casas_mas_e_pego():
     """No caso causal comum o −10 fica a menos de 0,0005 do certo; o corretor o pega mesmo assim, e o caso
     mostrado na mensagem é o dos escores abaixo de −10, onde a diferença é gritante."""
     casos = {c.descricao: c for c in licao.ATENCAO_MASCARA.casos()}
-    causal = next(c for d, c in casos.items() if "máscara causal (q (3, 4)" in d)
+    causal = next(c for d, c in casos.items() if "máscara causal (q (4, 4)" in d)
     certo = licao.ATENCAO_MASCARA.certo(**causal.entradas).valor
     menos_10 = ERRADAS_ATENCAO_MASCARA["−10 no lugar de −inf"][0](**causal.entradas)
     assert 1e-6 < np.abs(certo - menos_10).max() < 5e-4   # invisível com três casas, visível para o corretor
@@ -529,10 +592,14 @@ def test_atencao_com_mascara_menos_10_parece_certo_com_quatro_casas_mas_e_pego()
 
 
 @pytest.mark.parametrize("exercicio", ["ATENCAO_MASCARA", "ATENCAO_CRUZADA"])
-@pytest.mark.parametrize("resposta, erro", [(None, "pendente"), ("oi", "tipo"), (np.zeros(3), "forma"),
-                                            ({"a": 1}, "tipo"), ([[1, 2], [3], [4, 5, 6]], "tipo")],
-                         ids=["None", "texto", "forma", "dict", "lista torta"])
-def test_respostas_estranhas_viram_veredito_sem_traceback(exercicio, resposta, erro):
+@pytest.mark.parametrize("resposta, erros", [(None, "pendente"), ("oi", "tipo"), (np.zeros(3), ("forma", "tipo")),
+                                             ({"a": 1}, "tipo"), ([[1, 2], [3], [4, 5, 6]], "tipo"),
+                                             ((np.zeros(3), [[1, 2], [3]]), "forma")],
+                         ids=["None", "texto", "forma", "dict", "lista torta", "par com lista torta"])
+def test_respostas_estranhas_viram_veredito_sem_traceback(exercicio, resposta, erros):
+    """(Com dois vereditos: o da atenção com máscara e o da cruzada, que pede o par (saídas, pesos): um array só não é
+    o par; um par cuja segunda parte é uma lista torta se lê pela saída, e a saída tem a forma errada.)"""
+    erro = erros if isinstance(erros, str) else erros[exercicio == "ATENCAO_CRUZADA"]
     v = corrigir(getattr(licao, exercicio), lambda *a, **k: resposta)
     assert not v.ok and v.erro == erro, v.mensagem
 
@@ -585,7 +652,50 @@ def _cruz(**como):
     return lambda X_dec, X_enc, comprimentos, W_q, W_k, W_v: cruzada(X_dec, X_enc, comprimentos, W_q, W_k, W_v, **como)
 
 
+def _certa_e(mexer_nos_pesos):
+    def fn(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
+        saidas, pesos = cruzada(X_dec, X_enc, comprimentos, W_q, W_k, W_v)
+        return mexer_nos_pesos(saidas, pesos, X_dec @ W_q, X_enc @ W_k)
+    return fn
+
+
+def cruzada_multiplicada(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
+    Q, K, V = X_dec @ W_q, X_enc @ W_k, X_enc @ W_v
+    z = Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1])
+    pode = np.arange(X_enc.shape[1])[None, None, :] < np.asarray(comprimentos)[:, None, None]
+    z = z + (~pode) * -np.inf
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    w = e / e.sum(axis=-1, keepdims=True)
+    return w @ V, w
+
+
+def cruzada_depois(renormalizar):
+    def fn(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
+        Q, K, V = X_dec @ W_q, X_enc @ W_k, X_enc @ W_v
+        w = _sm_seguro(Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1]))
+        w = w * (np.arange(X_enc.shape[1])[None, None, :] < np.asarray(comprimentos)[:, None, None])
+        if renormalizar:
+            s = w.sum(axis=-1, keepdims=True)
+            w = w / np.where(s > 0, s, 1.0)
+        return w @ V, w
+    return fn
+
+
+def cruzada_cortando_o_pad(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
+    saidas, pesos = [], []
+    for b in range(X_dec.shape[0]):
+        L = int(comprimentos[b])
+        Q, K, V = X_dec[b] @ W_q, X_enc[b, :L] @ W_k, X_enc[b, :L] @ W_v
+        w = _sm_seguro(Q @ K.T / np.sqrt(K.shape[-1])) if L else np.zeros((Q.shape[0], 0))
+        saidas.append(w @ V if L else np.zeros((Q.shape[0], W_v.shape[1])))
+        pesos.append(w)
+    return np.stack(saidas), pesos
+
+
 ERRADAS_CRUZADA = {
+    "máscara aditiva por multiplicação (0·inf = NaN)": cruzada_multiplicada,
+    "subtraiu o máximo só quando positivo (instável)":
+        _cruz(sm=_sm_menos(lambda z: np.maximum(z.max(axis=-1, keepdims=True), 0.0))),
     "sem subtrair o máximo (instável)": _cruz(sm=_sm_menos(lambda z: 0.0)),
     "subtraiu o mínimo (instável)": _cruz(sm=_sm_menos(lambda z: z.min(axis=-1, keepdims=True))),
     "um máximo só para o lote inteiro (instável)": _cruz(sm=_sm_menos(lambda z: z.max())),
@@ -593,6 +703,8 @@ ERRADAS_CRUZADA = {
     "queries da origem": (_cruz(q_da_origem=True, regra="nenhuma"), "Q = X_dec @ W_q"),
     "autoatenção do decoder": _cruz(fonte="dec", regra="nenhuma"),
     "sem a máscara de preenchimento": _cruz(regra="nenhuma"),
+    "máscara depois da softmax": cruzada_depois(False),
+    "máscara depois da softmax, renormalizada": cruzada_depois(True),
     "preenchimento com escore 0": _cruz(preenche=0.0),
     "erro de um: j <= comprimentos": _cruz(regra="<="),
     "máscara causal na atenção cruzada": _cruz(regra="causal"),
@@ -602,6 +714,12 @@ ERRADAS_CRUZADA = {
     "soma das keys": _cruz(mistura="K"),
     "X_enc no lugar de V": _cruz(mistura="X"),
     "K e V trocados": _cruz(trocar_kv=True),
+    "só a saída": (_certa_e(lambda s, p, Q, K: s), "devolver o **par**"),
+    "par na ordem trocada": _certa_e(lambda s, p, Q, K: (p, s)),
+    "pesos transpostos": _certa_e(lambda s, p, Q, K: (s, np.swapaxes(p, -1, -2))),
+    "escores no lugar dos pesos": _certa_e(lambda s, p, Q, K: (s, Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1]))),
+    "pesos só das posições de verdade": cruzada_cortando_o_pad,
+    "pesos diferentes dos usados": _certa_e(lambda s, p, Q, K: (s, p.round(2))),
 }
 
 
@@ -616,15 +734,26 @@ def _cruzada_biblioteca(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
 
 
 def _cruzada_laco_por_frase(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
-    saidas = []
+    """Frase a frase, só com os tokens de verdade, e os pesos completados com zeros no <pad>: duas listas."""
+    saidas, pesos = [], []
     for b in range(X_dec.shape[0]):
         L = int(comprimentos[b])
+        w = np.zeros((X_dec.shape[1], X_enc.shape[1]))
         if L == 0:
             saidas.append(np.full((X_dec.shape[1], W_v.shape[1]), 7.0))   # qualquer número finito
+            pesos.append(w)
             continue
         Q, K, V = X_dec[b] @ W_q, X_enc[b, :L] @ W_k, X_enc[b, :L] @ W_v     # só os tokens de verdade
-        saidas.append(_sm_seguro(Q @ K.T / np.sqrt(K.shape[-1])) @ V)
-    return np.stack(saidas)
+        w[:, :L] = _sm_seguro(Q @ K.T / np.sqrt(K.shape[-1]))
+        saidas.append(w[:, :L] @ V)
+        pesos.append(w)
+    return saidas, pesos
+
+
+def _cruzada_lista_de_pares(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
+    """Um par (saída, pesos) por frase, numa lista: o que sai de um laço que chama a atenção de uma frase."""
+    return [tuple(np.asarray(p)[0] for p in cruzada(X_dec[b:b + 1], X_enc[b:b + 1], comprimentos[b:b + 1], W_q, W_k,
+                                                    W_v)) for b in range(X_dec.shape[0])]
 
 
 def _cruzada_einsum_menos_1e9(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
@@ -635,20 +764,41 @@ def _cruzada_einsum_menos_1e9(X_dec, X_enc, comprimentos, W_q, W_k, W_v):
     pode = np.arange(X_enc.shape[1])[None, None, :] < np.asarray(comprimentos)[:, None, None]
     z = z + np.where(pode, 0.0, -1e9)
     e = np.exp(z - z.max(axis=-1, keepdims=True))
-    return np.einsum("bqn,bnv->bqv", e / e.sum(axis=-1, keepdims=True), V)
+    w = e / e.sum(axis=-1, keepdims=True)
+    return np.einsum("bqn,bnv->bqv", w, V), w
 
 
 CERTAS_CRUZADA = {
     "solução": _cruz(),
-    "biblioteca": _cruzada_biblioteca,
-    "laço por frase, só os tokens de verdade": _cruzada_laco_por_frase,
+    "laço por frase, só os tokens de verdade, duas listas": _cruzada_laco_por_frase,
+    "laço por frase, uma lista de pares": _cruzada_lista_de_pares,
     "einsum e −1e9 aditiva": _cruzada_einsum_menos_1e9,
+    "lista [saídas, pesos] em float32": lambda *a: [r.astype(np.float32) for r in _cruz()(*a)],
 }
 
 
 @pytest.mark.parametrize("nome", list(CERTAS_CRUZADA))
 def test_atencao_cruzada_certa_de_varios_jeitos(nome, capsys):
     assert licao.check_atencao_cruzada(CERTAS_CRUZADA[nome]) is True, capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("fn", "regra"), [
+    (_cruzada_biblioteca, "usou attention.padding_mask"),
+    (lambda X_dec, X_enc, c, W_q, W_k, W_v: attention.scaled_dot_product_attention(
+        X_dec @ W_q, X_enc @ W_k, X_enc @ W_v, np.arange(X_enc.shape[1])[None, None, :] < c[:, None, None]),
+     "usou a atenção pronta"),
+], ids=["padding_mask", "scaled_dot_product_attention"])
+def test_atencao_cruzada_com_as_funcoes_prontas_e_recusada_pela_regra(fn, regra):
+    v = corrigir(licao.ATENCAO_CRUZADA, fn)
+    assert not v.ok and v.erro in {regra, "usou a atenção pronta"}, v.mensagem
+    assert v.erro == regra or regra == "usou attention.padding_mask"
+
+
+def test_atencao_cruzada_compara_os_pesos():
+    """O enunciado pede (saídas, pesos): os pesos são comparados (antes, os escores ou os pesos transpostos
+    passavam)."""
+    for nome in ("escores no lugar dos pesos", "pesos transpostos", "pesos diferentes dos usados"):
+        assert corrigir(licao.ATENCAO_CRUZADA, ERRADAS_CRUZADA[nome]).erro == nome
 
 
 def test_atencao_cruzada_k_T_em_lote_e_erro_de_forma_explicado(capsys):

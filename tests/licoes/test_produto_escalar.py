@@ -254,6 +254,22 @@ def test_check_escores_unknown_wrong_answer_shows_expected_values(capsys):
     assert "esperava [ 2., -1.,  7.,  0.], veio [3., 0., 8., 1.]" in out
 
 
+def escores_acumulados(q, K):
+    saida, total = [], 0.0
+    for k in K:
+        for j in range(len(q)):
+            total += q[j] * k[j]
+        saida.append(total)
+    return saida
+
+
+def escores_return_no_laco(q, K):
+    saida = []
+    for k in K:
+        saida.append(float(q @ k))
+        return saida
+
+
 EXEMPLOS_ESCORES = {
     "produto sem a soma": escores_sem_soma,
     "soma no eixo errado": escores_eixo_errado,
@@ -265,6 +281,14 @@ EXEMPLOS_ESCORES = {
     "escores já ordenados": escores_ordenados,
     "escores ordenados do menor ao maior": lambda q, K: np.sort(K @ q),
     "q @ K sem transpor": (escores_q_at_K, "nem roda"),
+    "faltou a última key": lambda q, K: [float(q @ K[i]) for i in range(len(K) - 1)],
+    "pulou a primeira key": lambda q, K: [float(q @ K[i]) for i in range(1, len(K))],
+    "faltou a última coordenada": lambda q, K: [sum(q[j] * k[j] for j in range(len(q) - 1)) for k in K],
+    "não zerou a soma a cada key": (escores_acumulados, "Zere o total"),
+    "só o primeiro escore": (escores_return_no_laco, "`return` dentro do laço"),
+    "só o maior escore": lambda q, K: np.argmax(K @ q),
+    "devolveu o ranking": lambda q, K: np.argsort(-(K @ q)),
+    "ordem invertida": lambda q, K: (K @ q)[::-1],
 }
 
 
@@ -321,6 +345,16 @@ EXEMPLOS_COSSENO = {
     "sem a temperatura": lambda q, K, tau: cos_ok(q, K, 1.0),
     "devolveu o ângulo": lambda q, K, tau: np.arccos(cos_ok(q, K, 1.0)) / tau,
     "q @ K sem transpor": lambda q, K, tau: q @ K / (np.linalg.norm(K, axis=1) * np.linalg.norm(q)) / tau,
+    "produto sem a soma": lambda q, K, tau: (K / np.linalg.norm(K, axis=1, keepdims=True)) * (q / np.linalg.norm(q)) / tau,
+    "soma no eixo errado": lambda q, K, tau: np.sum(q * K, axis=0) / (np.linalg.norm(K, axis=1) * np.linalg.norm(q)) / tau,
+    "normalizou sem keepdims": (lambda q, K, tau: (K / np.linalg.norm(K, axis=1)) @ q / np.linalg.norm(q) / tau,
+                                "keepdims=True"),
+    "distância do cosseno": lambda q, K, tau: (1 - cos_ok(q, K, 1.0)) / tau,
+    "faltou a última key": lambda q, K, tau: cos_laco_lista(q, K[:-1], tau),
+    "pulou a primeira key": lambda q, K, tau: cos_laco_lista(q, K[1:], tau),
+    "faltou a última coordenada": lambda q, K, tau: K[:, :-1] @ q[:-1] / (np.linalg.norm(K, axis=1) * np.linalg.norm(q)) / tau,
+    "ordem invertida": lambda q, K, tau: cos_ok(q, K, tau)[::-1],
+    "escores ordenados": lambda q, K, tau: sorted(cos_ok(q, K, tau), reverse=True),
 }
 
 
@@ -348,7 +382,8 @@ def test_cosine_cases_include_a_tie_of_a_long_and_a_short_key():
 # --- a previsão: qual key vence (a caixa) -------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("previsao", "erro"), [("k1", "a mais alinhada"), ("k₄", "a quase perpendicular"),
+@pytest.mark.parametrize(("previsao", "erro"), [("k1", "a mais alinhada"), ("k_1", "a mais alinhada"),
+                                               ("$k_4$", "a quase perpendicular"), ("k₄", "a quase perpendicular"),
                                                ("K3", "uma do outro lado da reta"), ("5", "a mais oposta"),
                                                (5, "a mais oposta")])
 def test_previsao_vencedora_names_the_misconception(previsao, erro):
@@ -365,7 +400,8 @@ def test_previsao_vencedora_typo_or_empty_does_not_reveal(previsao):
     assert "k₂" not in v.mensagem and "2,839" not in v.mensagem, v.mensagem
 
 
-@pytest.mark.parametrize("previsao", ["k2", "k₂", " K2 ", "k 2", "2", "'k2'", '"k₂"', 2])
+@pytest.mark.parametrize("previsao", ["k2", "k₂", " K2 ", "k 2", "2", "'k2'", '"k₂"', 2,
+                                      "k_2", "$k_2$", "k_{2}", "K_2", "key 2"])
 def test_previsao_vencedora_accepts_k2_written_any_way(previsao):
     assert corrigir_previsao(licao.PREVISAO_VENCEDORA, previsao).ok
 

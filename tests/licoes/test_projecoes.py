@@ -245,6 +245,7 @@ NOMEADOS_PROJECOES = {
     "X @ W.T": lambda X, a, b, c: (X @ a.T, X @ b.T, X @ c.T),
     "(X @ W).T": lambda X, a, b, c: ((X @ a).T, (X @ b).T, (X @ c).T),
     "X * W": lambda X, a, b, c: (X * a, X * b, X * c),
+    "X.T @ W": lambda X, a, b, c: (X.T @ a, X.T @ b, X.T @ c),
     "W_q nas três projeções": _com_matrizes(0, 0, 0),
     "W_k nas três projeções": _com_matrizes(1, 1, 1),
     "W_v nas três projeções": _com_matrizes(2, 2, 2),
@@ -330,7 +331,7 @@ def test_no_caso_quadrado_as_variantes_sao_todas_distintas():
     X, Ws = caso.entradas["X"], [caso.entradas[m] for m in ("W_q", "W_k", "W_v")]
     assert X.shape == (4, 4) and all(W.shape == (4, 4) for W in Ws)
     valores = [v for _, _, v in proj._candidatos_projecao(X, Ws)]
-    assert len(valores) == 15
+    assert len(valores) == 18
     for i in range(len(valores)):
         for j in range(i + 1, len(valores)):
             assert not np.allclose(valores[i], valores[j]), (i, j)
@@ -399,6 +400,16 @@ def _sm_maximo_global(z):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _sm_maximo_se_positivo(z):
+    e = np.exp(z - np.maximum(z.max(axis=-1, keepdims=True), 0.0))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _sm_soma_total(z):
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum()
+
+
 def _sm_menos_media(z):
     e = np.exp(z - z.mean(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
@@ -435,8 +446,8 @@ ERRADAS_AUTOATENCAO = {
                        ["K e V estão trocados", "nem roda"]),
     "Q e K trocados": (_com(lambda Q, K, V, X: _sm(K @ Q.T / np.sqrt(K.shape[1]))), ["Q e K estão trocados"]),
     "K com W_q": (_com(lambda Q, K, V, X: _sm(Q @ Q.T / np.sqrt(K.shape[1]))), ["K foi calculado com W_q"]),
-    "W @ X": (_w_vezes_x, ["erro de forma", "X @ W (não W @ X)"]),
-    "sem K.T": (_com(lambda Q, K, V, X: _sm(Q @ K / np.sqrt(3))), ["erro de forma", "o .T de K"]),
+    "W @ X": (_w_vezes_x, ["**W @ X**", "nem roda", "X @ W (não W @ X)"]),
+    "sem K.T": (_com(lambda Q, K, V, X: _sm(Q @ K / np.sqrt(K.shape[-1]))), ["sem transpor K", "nem roda", "o .T de K"]),
     "instável": (_ingenua, ["escores enormes", "NaN ou inf", "Subtraia o máximo"]),
     "só a saída": (lambda *a: _autoatencao_certa(*a)[0], ["devolver o **par**"]),
     "ordem trocada": (lambda *a: _autoatencao_certa(*a)[::-1], ["ordem trocada"]),
@@ -464,6 +475,7 @@ def test_corretor_autoatencao_reconhece_cada_erro(nome, capsys):
 
 #: uma resposta errada para cada erro nomeado de AUTOATENCAO
 NOMEADOS_AUTOATENCAO = {
+    "subtraiu o máximo só quando positivo (instável)": _com_softmax(_sm_maximo_se_positivo),
     "sem subtrair o máximo (instável)": _ingenua,
     "subtraiu o mínimo (instável)": _com_softmax(_sm_menos_minimo),
     "um máximo só para o lote inteiro (instável)": _com_softmax(_sm_maximo_global),
@@ -471,12 +483,14 @@ NOMEADOS_AUTOATENCAO = {
     "escala por √d_model": ERRADAS_AUTOATENCAO["√d_model"][0],
     "d_k de fora da função": lambda X, a, b, c: (lambda Q, K, V: (lambda w: (w @ V, w))(
         attention.softmax(Q @ K.T / np.sqrt(3))))(X @ a, X @ b, X @ c),
+    "√n no lugar de √d_k": _com(lambda Q, K, V, X: _sm(Q @ K.T / np.sqrt(K.shape[0]))),
     "sem escala": ERRADAS_AUTOATENCAO["sem escala"][0],
     "÷d_k em vez de ÷√d_k": ERRADAS_AUTOATENCAO["por d_k"][0],
     "×√d_k em vez de ÷√d_k": ERRADAS_AUTOATENCAO["vezes √d_k"][0],
     "softmax no eixo errado": ERRADAS_AUTOATENCAO["eixo errado"][0],
     "faltou keepdims=True na soma": ERRADAS_AUTOATENCAO["sem keepdims na soma"][0],
     "faltou keepdims=True no máximo": ERRADAS_AUTOATENCAO["sem keepdims no máximo"][0],
+    "dividiu pela soma da matriz inteira": _com_softmax(_sm_soma_total),
     "sem softmax": ERRADAS_AUTOATENCAO["sem softmax"][0],
     "soma das keys": ERRADAS_AUTOATENCAO["soma das keys"][0],
     "X no lugar de V": ERRADAS_AUTOATENCAO["X no lugar de V"][0],
@@ -484,6 +498,8 @@ NOMEADOS_AUTOATENCAO = {
     "K e V trocados": ERRADAS_AUTOATENCAO["K e V trocados"][0],
     "Q e K trocados": ERRADAS_AUTOATENCAO["Q e K trocados"][0],
     "K calculado com W_q": ERRADAS_AUTOATENCAO["K com W_q"][0],
+    "W @ X": _w_vezes_x,
+    "Q @ K sem transpor": ERRADAS_AUTOATENCAO["sem K.T"][0],
     "só a saída": ERRADAS_AUTOATENCAO["só a saída"][0],
     "par na ordem trocada": ERRADAS_AUTOATENCAO["ordem trocada"][0],
     "pesos transpostos": ERRADAS_AUTOATENCAO["pesos transpostos"][0],
@@ -503,7 +519,7 @@ def test_corretor_nomeia_cada_erro_da_autoatencao(nome):
 @pytest.mark.parametrize(
     ("sm", "caso"),
     [(_sm_ingenua, "com escores enormes"), (_sm_menos_minimo, "com escores enormes"),
-     (_sm_maximo_global, "com escores enormes")],
+     (_sm_maximo_global, "com escores enormes"), (_sm_maximo_se_positivo, "muito negativos")],
 )
 def test_softmax_instavel_na_autoatencao_ensina_a_subtrair_o_maximo_de_cada_linha(sm, caso):
     veredito = corrigir(licao.AUTOATENCAO, _com_softmax(sm))
@@ -512,8 +528,8 @@ def test_softmax_instavel_na_autoatencao_ensina_a_subtrair_o_maximo_de_cada_linh
 
 @pytest.mark.parametrize(
     ("sm", "raiz", "indice"),
-    [(_sm_ingenua, np.sqrt, -3), (_sm_maximo_global, np.sqrt, -3), (_sm_menos_minimo, np.sqrt, -2),
-     (_sm_ingenua, math.sqrt, -1)],
+    [(_sm_maximo_se_positivo, np.sqrt, -4), (_sm_ingenua, np.sqrt, -3), (_sm_maximo_global, np.sqrt, -3),
+     (_sm_menos_minimo, np.sqrt, -2), (_sm_ingenua, math.sqrt, -1)],
 )
 def test_os_casos_de_estabilidade_pegam_cada_softmax_instavel(sm, raiz, indice):
     """Cada caso do padrão de estabilidade derruba a softmax instável que ele visa (NaN), e a estável passa."""
@@ -564,19 +580,21 @@ def _autoatencao_laco(X, W_q, W_k, W_v):
 
 
 def _autoatencao_einsum(X, W_q, W_k, W_v):
-    Q, K, V = (np.einsum("nd,dk->nk", X, W) for W in (W_q, W_k, W_v))
+    Q, K, V = np.einsum("nd,dk->nk", X, W_q), np.einsum("nd,dk->nk", X, W_k), np.einsum("nd,dk->nk", X, W_v)
     z = np.einsum("ik,jk->ij", Q, K) / np.sqrt(K.shape[-1])
     pesos = _sm(z)
     return np.einsum("ij,jv->iv", pesos, V), pesos
 
 
+def _autoatencao_float32(X, W_q, W_k, W_v):
+    saidas, pesos = _autoatencao_certa(X, W_q, W_k, W_v)
+    return saidas.astype(np.float32), pesos.astype(np.float32)
+
+
 CERTAS_AUTOATENCAO = {
     "lista [saídas, pesos]": lambda *a: list(_autoatencao_certa(*a)),
-    "laços e math.exp": _autoatencao_laco,
     "einsum": _autoatencao_einsum,
-    "resultado em float32": lambda *a: tuple(r.astype(np.float32) for r in _autoatencao_certa(*a)),
-    "scaled_dot_product_attention da biblioteca": lambda X, a, b, c: attention.scaled_dot_product_attention(
-        X @ a, X @ b, X @ c),
+    "resultado em float32": _autoatencao_float32,
 }
 
 
@@ -584,6 +602,30 @@ CERTAS_AUTOATENCAO = {
 def test_autoatencao_certa_escrita_de_outro_jeito_passa(nome):
     veredito = corrigir(licao.AUTOATENCAO, CERTAS_AUTOATENCAO[nome])
     assert veredito.ok, veredito.mensagem
+
+
+def _autoatencao_projecoes_num_laco(X, W_q, W_k, W_v):
+    Q, K, V = [X @ W for W in (W_q, W_k, W_v)]
+    pesos = _sm(Q @ K.T / np.sqrt(K.shape[-1]))
+    return pesos @ V, pesos
+
+
+def _autoatencao_biblioteca(X, W_q, W_k, W_v):
+    return attention.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)
+
+
+@pytest.mark.parametrize(("fn", "regra", "trecho"), [
+    (_autoatencao_laco, "usou um laço", "forma **matricial**, sem laço"),
+    # até um laço pelas três matrizes: o enunciado diz "sem laço nenhum", e a mensagem mostra como escrevê-las
+    (_autoatencao_projecoes_num_laco, "usou um laço", "uma a uma"),
+    (_autoatencao_biblioteca, "usou a atenção pronta", "sem attention.scaled_dot_product_attention"),
+])
+def test_autoatencao_certa_pelo_caminho_que_o_enunciado_proibe_e_recusada(fn, regra, trecho):
+    """As contas certas por um caminho que o enunciado proíbe (um laço pelas queries; a atenção pronta): os números
+    batem, e a regra diz qual caminho o enunciado pede."""
+    veredito = corrigir(licao.AUTOATENCAO, fn)
+    assert not veredito.ok and veredito.erro == regra, veredito.mensagem
+    assert "As respostas estão certas" in veredito.mensagem and trecho in veredito.mensagem
 
 
 def test_corretor_autoatencao_erro_generico_mostra_o_esperado(capsys):
@@ -606,10 +648,11 @@ def test_no_primeiro_caso_as_variantes_da_autoatencao_sao_todas_distintas():
     X, Ws = caso.entradas["X"], [caso.entradas[m] for m in ("W_q", "W_k", "W_v")]
     assert X.shape == (5, 4) and all(W.shape == (4, 3) for W in Ws)
     variantes = [e for e in licao.AUTOATENCAO.erros if e.resposta is not None and e.formato is not None]
-    assert len(variantes) == 13
-    # "d_k de fora da função" (√3 escrito à mão) só se distingue da certa onde d_k ≠ 3: aqui não se aplica
+    assert len(variantes) == 16
+    # "d_k de fora da função" (√3 escrito à mão) só se distingue da certa onde d_k ≠ 3, e W @ X e Q @ K (sem .T) só
+    # rodam no caso quadrado: aqui os três não se aplicam
     valores = [_autoatencao_certa(X, *Ws)[0]] + [v for e in variantes if (v := e.resposta(**caso.entradas)) is not None]
-    assert len(valores) == 13
+    assert len(valores) == 14
     for i in range(len(valores)):
         for j in range(i + 1, len(valores)):
             assert valores[i].shape != valores[j].shape or not np.allclose(valores[i], valores[j], atol=1e-4), (i, j)

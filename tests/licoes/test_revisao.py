@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from helpers import attention, data, efficient
+from helpers.corretor import corrigir
 from helpers.licoes import revisao as licao
+from tests._corretor import confere_erro_nomeado
 from tests._notebooks import solucoes_do_notebook
 from tools.notebooks import TRILHA
 
@@ -127,8 +129,16 @@ def test_o_gabarito_bate_com_as_contas():
     assert np.exp(z1 - 3).sum() * p[17].resposta == pytest.approx(np.exp(z1 - 5).sum())
     # 18: a linear causal é uma RNN (estado fixo)
     assert "RNN" in p[18].opcoes[p[18].resposta]
-    # 19: a matriz de pesos n × n
+    # 19: a matriz de pesos n × n; os valores errados conhecidos são as contas que eles dizem ser
     assert (16384 / 4096) ** 2 == p[19].resposta
+    errados = {e.equivoco: e.valor for e in p[19].erros_numericos}
+    assert errados["cresce como n"] == 16384 / 4096 and errados["cúbico"] == (16384 / 4096) ** 3
+    assert errados["o quadrado como o dobro"] == 2 * 16384 / 4096
+    n_log_n = (16384 * math.log2(16384)) / (4096 * math.log2(4096))           # 4 · 14/12 ≈ 4,7 (não 8)
+    assert errados["crescimento n·log n"] == pytest.approx(n_log_n) and "4 · 14/12 ≈ 4,7" in next(
+        e.explicacao for e in p[19].erros_numericos if e.equivoco == "crescimento n·log n")
+    # 5: 13/36 é o erro de quem divide sem exponenciar, reconhecido com as duas casas que a pergunta pede
+    assert next(e for e in p[5].erros_numericos if e.valor == 0.3611).casas == p[5].casas == 2
 
 
 @pytest.mark.parametrize(
@@ -351,6 +361,131 @@ def test_mecanismo_forma_errada_e_erro_de_forma(capsys):
     assert "levantou ValueError" in capsys.readouterr().out
 
 
+def _mecanismo_com_softmax(softmax_do_estudante):
+    """O mecanismo certo, com a softmax (de escores (n_heads, n, n)) trocada pela do estudante."""
+    def mecanismo(X, W_q, W_k, W_v, W_o, n_heads):
+        n = X.shape[0]
+        Q, K, V = (M.reshape(n, n_heads, -1).transpose(1, 0, 2) for M in (X @ W_q, X @ W_k, X @ W_v))
+        pesos = softmax_do_estudante(Q @ K.transpose(0, 2, 1) / np.sqrt(Q.shape[-1]))
+        return (pesos @ V).transpose(1, 0, 2).reshape(n, -1) @ W_o
+    return mecanismo
+
+
+def _exp_sobre_soma(z, m, eixo_da_soma=-1, keepdims=True):
+    e = np.exp(z - m)
+    return e / (e.sum() if eixo_da_soma is None else e.sum(axis=eixo_da_soma, keepdims=keepdims))
+
+
+def _devolve_par_trocado(X, W_q, W_k, W_v, W_o, n_heads):
+    saida = _fazer_mecanismo()(X, W_q, W_k, W_v, W_o, n_heads)
+    return np.zeros((n_heads, X.shape[0], X.shape[0])), saida
+
+
+def _raiz_de_n(X, W_q, W_k, W_v, W_o, n_heads):
+    n = X.shape[0]
+    Q, K, V = (M.reshape(n, n_heads, -1).transpose(1, 0, 2) for M in (X @ W_q, X @ W_k, X @ W_v))
+    z = Q @ K.transpose(0, 2, 1) / np.sqrt(n)
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True) @ V).transpose(1, 0, 2).reshape(n, -1) @ W_o
+
+
+def _k_t(X, W_q, W_k, W_v, W_o, n_heads):
+    n = X.shape[0]
+    Q, K, V = (M.reshape(n, n_heads, -1).transpose(1, 0, 2) for M in (X @ W_q, X @ W_k, X @ W_v))
+    z = Q @ K.T / np.sqrt(Q.shape[-1])
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True) @ V).transpose(1, 0, 2).reshape(n, -1) @ W_o
+
+
+def _w_transpostas(X, W_q, W_k, W_v, W_o, n_heads):
+    return _fazer_mecanismo()(X, W_q.T, W_k.T, W_v.T, W_o, n_heads)
+
+
+EXEMPLOS_MECANISMO = {
+    "subtraiu o máximo só quando positivo (instável)": (
+        _mecanismo_com_softmax(lambda z: _exp_sobre_soma(z, np.maximum(z.max(-1, keepdims=True), 0))), "negativo"),
+    "sem subtrair o máximo (instável)": (_mecanismo_com_softmax(lambda z: _exp_sobre_soma(z, 0)), "estourou"),
+    "subtraiu o mínimo (instável)": (_mecanismo_com_softmax(lambda z: _exp_sobre_soma(z, z.min(-1, keepdims=True))),
+                                     "**mínimo**"),
+    "um máximo só para o lote inteiro (instável)": (_mecanismo_com_softmax(lambda z: _exp_sobre_soma(z, z.max())),
+                                                     "lote inteiro"),
+    "sem W_o": (_fazer_mecanismo(w_o=False), "Faltou a projeção de saída"),
+    "uma cabeça só": (_fazer_mecanismo(cabecas=False), "Você fez uma cabeça só"),
+    "escala com d_model": (_fazer_mecanismo(escala="d_model"), "não 1/√d_model"),
+    "sem escala": (_fazer_mecanismo(escala="nenhuma"), "Faltou a escala"),
+    "÷d_head em vez de ÷√d_head": (_fazer_mecanismo(escala="d"), "Você dividiu por d_head"),
+    "raiz do número de keys": (_raiz_de_n, "raiz do número de tokens"),
+    "softmax no eixo errado": (_fazer_mecanismo(eixo=-2), "Softmax no eixo errado"),
+    "softmax entre as cabeças": (_fazer_mecanismo(eixo=0), "axis=0"),
+    "normalizou pela matriz inteira": (
+        _mecanismo_com_softmax(lambda z: _exp_sobre_soma(z, z.max(-1, keepdims=True), None)), "e.sum() sem axis"),
+    "faltou keepdims=True": (
+        _mecanismo_com_softmax(lambda z: _exp_sobre_soma(z, z.max(-1), -1, keepdims=False)), "keepdims=True"),
+    "Kh.T com três eixos": (_k_t, "inverte **todos** os eixos"),
+    "dividir e juntar sem transpor": (_fazer_mecanismo(dividir="x", juntar="x"), "juntou com o reshape inverso"),
+    "dividir sem transpor": (_fazer_mecanismo(dividir="x"), "A divisão em cabeças está errada"),
+    "juntar sem transpor": (_fazer_mecanismo(juntar="x"), "mas a junção não"),
+    "W transpostas": (_w_transpostas, "nn.Linear"),
+    "soma das keys": (_fazer_mecanismo(values="k"), "somou as **keys**"),
+    "par na ordem trocada": (_devolve_par_trocado, "veio em segundo lugar"),
+}
+
+
+@pytest.mark.parametrize("nome", licao.MECANISMO.nomes_dos_erros())
+def test_mecanismo_cada_erro_nomeado_tem_um_exemplo_reconhecido(nome):
+    confere_erro_nomeado(licao.MECANISMO, EXEMPLOS_MECANISMO, nome)
+
+
+def test_mecanismo_a_regra_so_numpy():
+    """A atenção pronta (direta, escondida numa função auxiliar ou importada dentro) é recusada com o nome da regra;
+    uma softmax que o estudante escreveu, mesmo chamada softmax, não."""
+
+    def pronta(X, W_q, W_k, W_v, W_o, n_heads):
+        return attention.multi_head_attention(X, X, W_q, W_k, W_v, W_o, n_heads)
+
+    def auxiliar(q, k, v):
+        return attention.scaled_dot_product_attention(q, k, v)[0]
+
+    def escondida(X, W_q, W_k, W_v, W_o, n_heads):
+        n = X.shape[0]
+        Q, K, V = (M.reshape(n, n_heads, -1).transpose(1, 0, 2) for M in (X @ W_q, X @ W_k, X @ W_v))
+        return auxiliar(Q, K, V).transpose(1, 0, 2).reshape(n, -1) @ W_o
+
+    def importada(X, W_q, W_k, W_v, W_o, n_heads):
+        from helpers.attention import merge_heads, split_heads
+
+        Q, K, V = (split_heads(X @ W, n_heads) for W in (W_q, W_k, W_v))
+        z = Q @ K.transpose(0, 2, 1) / np.sqrt(Q.shape[-1])
+        e = np.exp(z - z.max(-1, keepdims=True))
+        return merge_heads(e / e.sum(-1, keepdims=True) @ V) @ W_o
+
+    for fn in (pronta, escondida, importada):
+        v = corrigir(licao.MECANISMO, fn)
+        assert not v.ok and v.erro == "usou uma atenção ou softmax pronta", v.mensagem
+        assert "só com numpy" in v.mensagem
+    assert corrigir(licao.MECANISMO, _mecanismo_com_softmax(
+        lambda z: _exp_sobre_soma(z, z.max(-1, keepdims=True)))).ok
+    assert not licao.SO_NUMPY.viola(_fazer_mecanismo())
+
+
+def test_mecanismo_o_padrao_de_estabilidade_esta_nos_casos():
+    """Os casos têm uma linha de escores muito negativos, uma muito espalhada, linhas a milhares de distância
+    no mesmo lote (na mesma cabeça) e float32; e o caso n = n_heads = d_head em que o keepdims esquecido roda."""
+    casos = licao.MECANISMO.casos()
+    linhas = []
+    for caso in casos:
+        e = caso.entradas
+        n, h = e["X"].shape[0], e["n_heads"]
+        Q, K = (np.asarray(e["X"] @ e[w], dtype=float).reshape(n, h, -1).transpose(1, 0, 2) for w in ("W_q", "W_k"))
+        z = Q @ K.transpose(0, 2, 1) / np.sqrt(Q.shape[-1])
+        linhas.append((caso, z))
+    assert any(z.shape[-1] == 3 and np.allclose(z[0, 0], [-1000, -1001, -1002]) for _c, z in linhas)
+    assert any(z.shape[-1] == 3 and np.allclose(z[1, 1], [-1000, 0, 1000]) for _c, z in linhas)
+    assert any((z.max(axis=-1).max(axis=-1) - z.max(axis=-1).min(axis=-1) >= 2900).any() for _c, z in linhas)
+    assert any(c.entradas["X"].dtype == np.float32 and np.abs(z).max() > 89 for c, z in linhas)
+    assert any(c.entradas["X"].shape[0] == c.entradas["n_heads"] == z.shape[-1] == 2 for c, z in linhas)
+
+
 # ---------------------------------------------------------------------------------------------
 # a figura-resumo e o notebook
 # ---------------------------------------------------------------------------------------------
@@ -403,6 +538,20 @@ def _celulas():
 
 def _fonte(c):
     return "".join(c["source"])
+
+
+def test_o_exercicio_do_mecanismo_diz_a_regra_e_a_segunda_dica_nao_traz_o_codigo_da_solucao():
+    fontes = [_fonte(c) for c in _celulas()]
+    i = next(i for i, f in enumerate(fontes) if "def mecanismo(" in f and "NotImplementedError" in f)
+    enunciado, dicas = fontes[i - 1], next(f for f in fontes[i:] if "Dica 2" in f)
+    assert "só com numpy" in enunciado and "estável" in enunciado and "float32" in enunciado
+    dica_2 = dicas[dicas.index("Dica 2"):dicas.index("✅ Solução")]
+    solucao = dicas[dicas.index("```python"):]
+    linhas = [linha.split("#")[0].strip() for linha in solucao.splitlines()]
+    for linha in (x for x in linhas if len(x) > 12 and not x.startswith(("def ", "return", "```"))):
+        assert linha not in dica_2, linha
+    for trecho in ("reshape(n, n_heads", "transpose(1, 0, 2)", "keepdims=True)", "Kh.transpose(0, 2, 1)"):
+        assert trecho not in dica_2, trecho
 
 
 def test_o_esqueleto_do_notebook_tem_uma_chave_none_por_pergunta():
@@ -528,6 +677,41 @@ def test_unidade_decimal_e_unidade_desconhecida_recebem_explicacao():
     assert situacao == "errada" and "não entendi a unidade 'metros'" in mensagem
     situacao, mensagem = licao.avaliar_resposta(_pergunta("Quantas vezes maior"), "16 vezes")
     assert situacao == "certa", mensagem
+
+
+@pytest.mark.parametrize(("trecho", "resposta", "erro"), [
+    ("em KiB", "131 072 bytes", None),                        # milhares com espaço: o leitor da coleção
+    ("em KiB", "131072 bytes", None),
+    ("em KiB", "131 072", "bytes no lugar de KiB"),           # o mesmo número, sem a unidade: o equívoco
+    ("em KiB", "131072", "bytes no lugar de KiB"),
+    ("em KiB", "131.072", "tipo"),                            # ponto de milhar ou decimal? pergunta-se
+    ("em KiB", "128 KB", "unidade decimal no lugar da binária (KB ≠ KiB)"),
+    ("em KiB", "128 kb", "b minúsculo é bit (kb ≠ KiB)"),
+    ("em KiB", "128 metros", "tipo"),
+    ("somamos 10", (0, 67), "tipo"),                          # 0,67 escrito em Python: a tupla (0, 67)
+    ("somamos 10", "0,7", "arredondou com menos casas que as pedidas"),
+    ("somamos 10", "0,66", "cortou as casas em vez de arredondar"),
+    ("somamos 10", "0,25", "valor"),                          # nenhum equívoco explica: a dica
+    ("softmax online", "7.389", "tipo"),
+    ("Quantas vezes maior", "4,7", "crescimento n·log n"),
+    ("Quantas vezes maior", "8", "o quadrado como o dobro"),
+    ("Quantas vezes maior", "16 vezes", None),
+])
+def test_o_veredito_de_cada_resposta_diz_certa_equivoco_ou_formato(trecho, resposta, erro):
+    v = licao.corrigir_resposta(_pergunta(trecho), resposta)
+    assert v.ok is (erro is None) and v.erro == erro, v.mensagem
+    if erro == "tipo":  # um problema de formato não revela nada
+        assert "Equívoco" not in v.mensagem and "certo" not in v.mensagem and "Dica" not in v.mensagem
+    elif erro not in (None, "valor"):
+        assert v.mensagem.startswith(licao.ERRO) and (f"Equívoco: {erro}." in v.mensagem or "Quase" in v.mensagem)
+    # avaliar_resposta é a mesma correção
+    assert licao.avaliar_resposta(_pergunta(trecho), resposta) == (
+        "certa" if v.ok else "errada", v.mensagem)
+
+
+def test_os_equivocos_de_qualquer_pergunta_numerica_estao_nos_erros_do_quiz():
+    nomes = licao.QUIZ.nomes_dos_erros()
+    assert nomes[-4:] == list(licao.quiz.EQUIVOCOS_GERAIS) and len(set(nomes)) == len(nomes)
 
 
 def test_um_indice_com_casas_nao_vira_o_inteiro():

@@ -362,10 +362,15 @@ CASOS_SOFTMAX = [
 ]
 
 
-def test_check_softmax_accepts_reference_and_helper(capsys):
+def test_check_softmax_accepts_reference_and_refuses_the_ready_one_by_name(capsys):
     assert check_softmax(softmax_ok) is True
     assert "Correto" in capsys.readouterr().out
-    assert check_softmax(lambda x, temperatura=1.0: softmax(x, temperature=temperatura)) is True
+    # o enunciado diz "sem attention.softmax": com as respostas certas, a pronta é recusada com nome
+    from helpers.corretor import corrigir
+
+    for pronta in (lambda x, temperatura=1.0: softmax(x, temperature=temperatura), softmax_da_biblioteca):
+        v = corrigir(licao.SOFTMAX, pronta)
+        assert v.erro == "usou a softmax pronta" and "só com numpy" in v.mensagem, v.mensagem
 
 
 @pytest.mark.parametrize(("fn", "explicacao"), CASOS_SOFTMAX, ids=[f.__name__ for f, _ in CASOS_SOFTMAX])
@@ -399,6 +404,10 @@ def test_a_missing_keepdims_is_explained_with_the_shapes(capsys):
     assert check_softmax(minha_softmax) is False
     out = capsys.readouterr().out
     assert "keepdims=True" in out and "(2, 1)" in out and "@" not in out, out
+    # e o erro tem nome: numa matriz quadrada a conta roda calada e erra
+    from helpers.corretor import corrigir
+
+    assert corrigir(licao.SOFTMAX, minha_softmax).erro == "sem keepdims"
 
 
 def test_the_grader_leaks_no_warning_into_the_students_output():
@@ -488,8 +497,7 @@ def softmax_da_biblioteca(x, temperatura=1.0):
     return softmax(x, temperature=temperatura)
 
 
-@pytest.mark.parametrize("fn", [softmax_lista, softmax_laco, softmax_einsum_float32, softmax_potencia,
-                                softmax_da_biblioteca])
+@pytest.mark.parametrize("fn", [softmax_lista, softmax_laco, softmax_einsum_float32, softmax_potencia])
 def test_right_softmax_written_differently_is_accepted(fn, capsys):
     assert check_softmax(fn) is True, capsys.readouterr().out
 
@@ -497,8 +505,30 @@ def test_right_softmax_written_differently_is_accepted(fn, capsys):
 # --- cada erro nomeado, com o exemplo que o provoca -------------------------------------------------
 
 
+def softmax_maximo_so_se_positivo(x, temperatura=1.0):
+    z = x / temperatura
+    m = np.max(z, axis=-1, keepdims=True)
+    e = np.exp(z - np.where(m > 0, m, 0.0))  # "só preciso subtrair quando é grande"
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_sem_keepdims(x, temperatura=1.0):
+    z = x / temperatura
+    e = np.exp(z - np.max(z, axis=-1))  # numa (3, 3) roda calado, alinhando o máximo com as colunas
+    return e / e.sum(axis=-1)
+
+
+def softmax_axis_1(x, temperatura=1.0):
+    z = x / temperatura
+    e = np.exp(z - np.max(z, axis=1, keepdims=True))  # a softmax de matriz, reusada em vetores e em 3 eixos
+    return e / e.sum(axis=1, keepdims=True)
+
+
 ERRADAS_SOFTMAX = {
     "o máximo de x, não de x / T (instável)": softmax_maximo_de_x,
+    "subtraiu o máximo só quando positivo (instável)": (softmax_maximo_so_se_positivo, "[−1000, −1001, −1002]"),
+    "sem keepdims": (softmax_sem_keepdims, "(2, 1)"),
+    "axis=1 em vez de axis=-1": (softmax_axis_1, "axis 1 is out of bounds"),
     "ignorou a temperatura": softmax_ignora_temperatura,
     "multiplicou pela temperatura": softmax_multiplica_temperatura,
     "sem subtrair o máximo (instável)": softmax_sem_max,
@@ -524,6 +554,7 @@ ERRADAS_JACOBIANO = {
     "sinal trocado": jac_sinal_trocado,
     "sem o fator sᵢ": jac_sem_fator_si,
     "sᵢ no lugar de sⱼ": jac_si_no_lugar_de_sj,
+    "sⱼ no lugar de sᵢ": lambda z: _s(z) * (np.eye(len(z)) - _s(z)),
     "escores z no lugar dos pesos s": jac_usa_z,
     "softmax instável por dentro": jac_instavel,
 }
@@ -532,6 +563,30 @@ ERRADAS_JACOBIANO = {
 @pytest.mark.parametrize("nome", list(ERRADAS_JACOBIANO))
 def test_jacobiano_nomeia_cada_erro(nome):
     confere_erro_nomeado(licao.JACOBIANO, ERRADAS_JACOBIANO, nome)
+
+
+def test_jacobiano_com_lacos_e_recusado_com_nome_mesmo_certo():
+    """O enunciado diz "sem laços": o corretor confere na função, não só nas respostas."""
+    from helpers.corretor import corrigir
+
+    def com_lacos(z):
+        s = softmax(z)
+        return np.array([[s[i] * ((i == j) - s[j]) for j in range(len(s))] for i in range(len(s))])
+
+    v = corrigir(licao.JACOBIANO, com_lacos)
+    assert v.erro == "com laços" and "sem laços" in v.mensagem, v.mensagem
+    assert corrigir(licao.JACOBIANO, jac_ok).ok
+
+
+@pytest.mark.parametrize(("fn", "trecho"), [
+    (jac_instavel, "e^1000 estoura"),
+    (lambda z: jac_ok(z) if z.max() > 0 else jac_instavel(z), "muito negativos"),
+])
+def test_jacobiano_instavel_diz_onde_estourou(fn, trecho):
+    from helpers.corretor import corrigir
+
+    v = corrigir(licao.JACOBIANO, fn)
+    assert v.erro == "softmax instável por dentro" and trecho in v.mensagem, v.mensagem
 
 
 # --- a previsão de softmax(2·z) ---------------------------------------------------------------------

@@ -227,7 +227,27 @@ def _com_softmax(sm):
     return lambda q, K, V: sm(q @ K.T / np.sqrt(K.shape[-1])) @ V
 
 
+def _atencao_sem_keepdims(q, K, V):
+    s = q @ K.T / np.sqrt(K.shape[-1])
+    e = np.exp(s - s.max(axis=-1))
+    return (e / e.sum(axis=-1)) @ V
+
+
+def _atencao_par_trocado(q, K, V):
+    saida, pesos = atencao_tupla(q, K, V)
+    return pesos, saida
+
+
 ERRADAS_ATENCAO = {
+    "subtraiu o máximo só quando positivo (instável)": (
+        _com_softmax(_sm_com(lambda s: np.maximum(s.max(axis=-1, keepdims=True), 0.0))), "muito negativos"),
+    "outro divisor no lugar de √d": (lambda q, K, V: _sm(q @ K.T / np.sqrt(2)) @ V, "√2 do exemplo"),
+    "pesos sem dividir pela soma": lambda q, K, V: np.exp(
+        (lambda s: s - s.max(axis=-1, keepdims=True))(q @ K.T / np.sqrt(K.shape[-1]))) @ V,
+    "sem keepdims": (_atencao_sem_keepdims, "keepdims=True"),
+    "par na ordem trocada": _atencao_par_trocado,
+    "devolveu os pesos, não a saída": lambda q, K, V: _sm(q @ K.T / np.sqrt(K.shape[-1])),
+    "parcelas sem a soma": lambda q, K, V: _sm(q @ K.T / np.sqrt(K.shape[-1]))[..., None] * V,
     "sem subtrair o máximo (instável)": _com_softmax(_sm_com(lambda s: 0.0)),
     "subtraiu o mínimo (instável)": _com_softmax(_sm_com(lambda s: s.min(axis=-1, keepdims=True))),
     "um máximo só para o lote inteiro (instável)": _com_softmax(_sm_com(lambda s: s.max())),
@@ -246,12 +266,30 @@ def test_cada_erro_da_atencao_tem_nome(nome):
     confere_erro_nomeado(licao.ATENCAO, ERRADAS_ATENCAO, nome)
 
 
-@pytest.mark.parametrize("fn", [atencao_ok, atencao_tupla, atencao_lista, atencao_einsum_float32, atencao_laco,
-                                lambda q, K, V: scaled_dot_product_attention(q, K, V)],
-                         ids=["ok", "tupla", "lista", "einsum_float32", "laco", "biblioteca"])
+@pytest.mark.parametrize("fn", [atencao_ok, atencao_tupla, atencao_lista, atencao_einsum_float32, atencao_laco],
+                         ids=["ok", "tupla", "lista", "einsum_float32", "laco"])
 def test_atencao_certa_escrita_de_outro_jeito_passa(fn, capsys):
     assert check_attention(fn, varias_queries=True) is True, capsys.readouterr().out
     assert check_attention(fn) is True
+
+
+def test_a_atencao_pronta_e_recusada_com_nome():
+    """O exercício é escrever a atenção: a da biblioteca dá as respostas certas, e é recusada com nome."""
+    pronta = lambda q, K, V: scaled_dot_product_attention(q, K, V)  # noqa: E731
+    for ex in (licao.ATENCAO, licao.exercicio_atencao(False)):
+        v = corrigir(ex, pronta)
+        assert v.erro == "usou a atenção pronta" and "scaled_dot_product_attention" in v.mensagem, v.mensagem
+
+
+def test_um_laco_que_devolve_uma_lista_de_linhas_passa():
+    """Duas queries num laço, devolvidas como lista de duas linhas: é a saída (n_q, d_v), não um par."""
+
+    def atencao_lista_de_linhas(q, K, V):
+        if np.ndim(q) == 1:
+            return atencao_ok(q, K, V)
+        return [atencao_ok(linha, K, V) for linha in q]
+
+    assert corrigir(licao.ATENCAO, atencao_lista_de_linhas).ok
 
 
 def test_check_attention_names_shape_mistakes_and_skeleton(capsys):

@@ -6,6 +6,7 @@ precisa descer num lote fixo). As previsões ficam em :mod:`.previsoes`.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -13,9 +14,21 @@ from typing import Any
 import numpy as np
 
 from ...attention import scaled_dot_product_attention, softmax
-from ...corretor import Array, Caso, Erro, Exercicio, Formato, RespostaInvalida, Sequencia, conferir, corretor_de
+from ...corretor import (
+    Array,
+    Caso,
+    Erro,
+    Exercicio,
+    Formato,
+    Regra,
+    RespostaInvalida,
+    Sequencia,
+    conferir,
+    corretor_de,
+    usa_nomes,
+)
+from ...estabilidade import erros_de_estabilidade
 from ...formato import decimal
-from ..softmax import erros_de_estabilidade
 from .frases import Frase, gerar_frases
 from .rede import Receita, iniciar_modelo, perda_e_gradientes
 
@@ -69,15 +82,21 @@ def _softmax_com_zeros(s: np.ndarray) -> np.ndarray:
 
 
 def _gradiente(q, k, v, grad_out, mask=None, *, trocar: Callable[[np.ndarray], np.ndarray] | None = None,
-               escala: str = "raiz", escala_q: bool = True, escala_k: bool = True, soma: str = "certa",
-               p_transposta: bool = True, ds_transposto: bool = False, usar_mascara: bool = True):
-    """O gradiente escrito à mão — certo com os padrões, ou com um erro clássico (os argumentos nomeados)."""
+               escala: str = "raiz", escala_s: bool = True, escala_q: bool = True, escala_k: bool = True,
+               soma: str = "certa", p_transposta: bool = True, ds_transposto: bool = False,
+               mascara: str = "certa"):
+    """O gradiente escrito à mão — certo com os padrões, ou com um erro clássico (os argumentos nomeados).
+
+    ``mascara``: ``"certa"`` (-inf antes da softmax), ``"ignorada"``, ``"zero"`` (escores mascarados = 0) ou
+    ``"depois"`` (os pesos multiplicados pela máscara depois da softmax, sem renormalizar)."""
     q, k, v, go = (np.asarray(a, dtype=np.float64) for a in (q, k, v, grad_out))
     s = 1 / np.sqrt(q.shape[-1]) if escala == "raiz" else 1 / q.shape[-1]
-    escores = s * (q @ k.T)
-    if mask is not None and usar_mascara:
-        escores = np.where(mask, escores, -np.inf)
+    escores = (s if escala_s else 1.0) * (q @ k.T)
+    if mask is not None and mascara in ("certa", "zero"):
+        escores = np.where(mask, escores, -np.inf if mascara == "certa" else 0.0)
     P = (trocar or _softmax_com_zeros)(escores)
+    if mask is not None and mascara == "depois":
+        P = P * np.asarray(mask, dtype=bool)
     dV = (P.T if p_transposta else P) @ go
     dP = go @ v.T
     if soma == "certa":
@@ -88,6 +107,8 @@ def _gradiente(q, k, v, grad_out, mask=None, *, trocar: Callable[[np.ndarray], n
         dS = P * (dP - (dP * P).sum(axis=0, keepdims=True))
     elif soma == "sem_p":
         dS = P * (dP - dP.sum(axis=-1, keepdims=True))
+    elif soma == "sem_p_fora":
+        dS = dP - (dP * P).sum(axis=-1, keepdims=True)
     else:  # "sinal"
         dS = P * (dP + (dP * P).sum(axis=-1, keepdims=True))
     A = dS.T if ds_transposto else dS
@@ -122,6 +143,8 @@ def _casos_gradiente() -> list[Caso]:
         Caso("com 2 queries e 4 keys (d_k = 3, d_v = 2)", {"q": r(2, 3), "k": r(4, 3), "v": r(4, 2), "grad_out": r(2, 2)}),
         Caso("com uma máscara causal (4 queries, 4 keys)",
              {"q": r(4, 2), "k": r(4, 2), "v": r(4, 3), "grad_out": r(4, 3), "mask": mascara_causal}, ("mask",)),
+        Caso("com uma linha de escores muito negativos ([-1000, -1001, -1002])",
+             {"q": np.array([[-1000 * _R2, -_R2]]), "k": _K3.copy(), "v": r(3, 2), "grad_out": r(1, 2)}),
         Caso("com escores de linhas separadas por milhares ([0, 1, 2] e [3000, 3001, 3002])",
              {"q": np.array([[0.0, _R2], [3000 * _R2, _R2]]), "k": _K3.copy(), "v": r(3, 2), "grad_out": r(2, 2)}),
         Caso("com uma linha de escores muito espalhados ([-1000, 0, 1000])",
@@ -136,16 +159,35 @@ def _casos_gradiente() -> list[Caso]:
     ]
 
 
-def _linha_toda_mascarada(caso: Caso) -> bool:
+_TRES = Sequencia((Array(tol=1e-4), Array(tol=1e-4), Array(tol=1e-4)), "(grad_q, grad_k, grad_v)")
+
+
+def _linhas_vazias(caso: Caso) -> np.ndarray | None:
+    """As queries sem nenhuma key permitida (``None`` se o caso não tem uma)."""
     mask = caso.entradas.get("mask")
-    return mask is not None and bool((~np.asarray(mask, dtype=bool)).all(axis=-1).any())
+    if mask is None:
+        return None
+    vazias = ~np.asarray(mask, dtype=bool).any(axis=-1)
+    return vazias if vazias.any() else None
 
 
-def _nao_finita(y: Any) -> bool:
-    try:
-        return not all(np.all(np.isfinite(np.asarray(parte, dtype=float))) for parte in y)
-    except (TypeError, ValueError):
+def _nan_so_pela_linha_vazia(y: Any, certo: tuple, caso: Caso) -> bool:
+    """A resposta tem NaN ou inf, e o dQ de todas as queries com alguma key permitida está certo: o NaN nasceu na
+    linha toda mascarada (e dali se espalhou para o dK e o dV, que somam sobre as queries)."""
+    vazias = _linhas_vazias(caso)
+    if vazias is None:
         return False
+    partes = _TRES.normalizar(y)
+    if all(np.all(np.isfinite(p)) for p in partes) or partes[0].shape != certo[0].shape:
+        return False
+    return bool(np.allclose(partes[0][~vazias], certo[0][~vazias], rtol=1e-4, atol=1e-4))
+
+
+def _ordem_trocada(y: Any, certo: tuple, _caso: Caso) -> bool:
+    """Os três gradientes estão certos, mas devolvidos em outra ordem (``(dK, dQ, dV)``, ``(dV, dK, dQ)``…)."""
+    partes = _TRES.normalizar(y)
+    return any(all(Array(tol=1e-4).igual(partes[j], certo[i]) for i, j in enumerate(ordem))
+               for ordem in itertools.permutations(range(3)) if ordem != (0, 1, 2))
 
 
 def _explica_forma_gradiente(q, k, v, grad_out, mask=None) -> str:
@@ -161,25 +203,40 @@ GRADIENTE_ATENCAO = Exercicio(
     nome="o gradiente da atenção",
     casos=_casos_gradiente,
     certo=_gradiente_numerico,
-    formato=Sequencia((Array(tol=1e-4), Array(tol=1e-4), Array(tol=1e-4)), "(grad_q, grad_k, grad_v)"),
+    formato=_TRES,
     acerto="Correto! Os seus três gradientes batem com as diferenças finitas (o corretor mexe em cada número de q, k "
            "e v, um de cada vez, e mede quanto a perda muda — nenhuma fórmula entra) em todos os casos: o exemplo "
-           "resolvido, formas retangulares, máscara causal, uma query sem keys, escores de milhares e float32. É o "
-           "mesmo que attention.attention_backward faz, e é por ele que o modelo deste notebook aprende.",
+           "resolvido, formas retangulares, máscara causal, uma query sem keys, escores muito negativos, linhas "
+           "separadas por milhares, uma linha muito espalhada e float32 — e a sua função não chama "
+           "attention.attention_backward nem diferencas_finitas. É a conta que o attention_backward do núcleo faz, e "
+           "é por ela que o modelo deste notebook aprende.",
     erros=[
-        Erro("NaN numa linha toda mascarada",
-             "Numa query sem nenhuma key permitida (a linha inteira da máscara False), a sua resposta tem NaN ou inf — e "
-             "o NaN se espalha pelo dV e pelo dK inteiros. Com -inf em todos os escores da linha, o máximo também é "
-             "-inf e -inf − (-inf) dá NaN. A convenção da coleção é peso 0 nessa linha (attention.softmax faz isso); "
-             "outra saída finita também serve (np.where(mask, S, -1e9) dá pesos iguais, e como o grad_out dessa linha "
-             "é 0, o gradiente não muda).",
-             quando=lambda y, _certo, caso: _linha_toda_mascarada(caso) and _nao_finita(y)),
+        Erro("ordem trocada na resposta",
+             "Os três gradientes estão certos, mas na ordem errada: a função devolve (grad_q, grad_k, grad_v), na "
+             "ordem dos argumentos q, k, v — return dQ, dK, dV.",
+             quando=_ordem_trocada),
+        Erro("NaN na linha toda mascarada",
+             "Quase tudo certo: a resposta só saiu NaN (ou inf) por causa da query **sem nenhuma key permitida** (a "
+             "linha inteira da máscara False) — e o NaN dela se espalha pelo dV e pelo dK inteiros, que somam sobre "
+             "as queries. Com -inf em todos os escores da linha, o máximo também é -inf e -inf − (-inf) dá NaN. A "
+             "convenção da coleção é peso 0 nessa linha (attention.softmax faz isso); outra saída finita também serve "
+             "(np.where(mask, S, -1e9) dá pesos iguais, e como o grad_out dessa linha é 0, o gradiente não muda).",
+             quando=_nan_so_pela_linha_vazia),
         *erros_de_estabilidade(lambda trocar, **e: _gradiente(**e, trocar=trocar)),
         Erro("ignorou a máscara",
              "Você ignorou a máscara: os escores proibidos (mask False) precisam virar -inf **antes** da softmax, para "
              "que P tenha 0 nesses lugares. Com P = 0 ali, dS = P ⊙ (…) também é 0, e nenhum gradiente chega às keys "
              "que a query não podia ver.",
-             resposta=_com(usar_mascara=False)),
+             resposta=_com(mascara="ignorada")),
+        Erro("escores mascarados = 0",
+             "Você pôs 0 nos escores proibidos: e^0 = 1 não é um peso 0, e a query continua olhando para as keys "
+             "proibidas. Os escores proibidos precisam virar -inf antes da softmax: np.where(mask, S, -np.inf).",
+             resposta=_com(mascara="zero")),
+        Erro("máscara depois da softmax",
+             "Você aplicou a máscara **depois** da softmax (P * mask): os pesos que sobram não somam mais 1, e o "
+             "gradiente sai de pesos que a atenção não usa. A máscara entra nos escores, antes da softmax: "
+             "np.where(mask, S, -np.inf).",
+             resposta=_com(mascara="depois")),
         Erro("sem a escala no dQ e no dK",
              f"Faltou a escala nos gradientes de q e de k. {_ESCALA}: dQ = s · dS @ k e dK = s · dSᵀ @ q.",
              resposta=_com(escala_q=False, escala_k=False)),
@@ -190,6 +247,11 @@ GRADIENTE_ATENCAO = Exercicio(
              f"O dQ está certo, mas o dK ficou sem a escala. {_ESCALA}: dK = s · dSᵀ @ q. (É fácil lembrar da "
              "escala só no primeiro.)",
              resposta=_com(escala_k=False)),
+        Erro("escores sem a escala",
+             "Na conta de ida, os escores ficaram sem a escala: S = q kᵀ, e não s · q kᵀ. Então P (e tudo o que vem "
+             "dele) não é o da atenção. Calcule S = q @ k.T / np.sqrt(d_k) antes da softmax — e use o mesmo s em dQ e "
+             "dK.",
+             resposta=_com(escala_s=False)),
         Erro("escala 1/d em vez de 1/√d",
              "Você usou s = 1/d_k; a escala da atenção é 1/√d_k (o notebook da escala √d explica por quê): "
              "s = 1 / np.sqrt(d_k), nos escores e nos gradientes.",
@@ -208,6 +270,10 @@ GRADIENTE_ATENCAO = Exercicio(
              "Dentro da soma faltou o P: o termo é rowsum(dP ⊙ P) — a média de dP ponderada pelos pesos (que, no "
              "exemplo resolvido, é a própria saída 6.15) —, não rowsum(dP).",
              resposta=_com(soma="sem_p")),
+        Erro("sem o P ⊙ de fora",
+             "Faltou multiplicar por P do lado de fora: dS = P ⊙ (dP − rowsum(dP ⊙ P)). Sem ele, até as keys com peso "
+             "0 (as mascaradas) recebem gradiente, e o jacobiano da softmax, diag(p) − p pᵀ, não aparece inteiro.",
+             resposta=_com(soma="sem_p_fora")),
         Erro("sinal trocado no termo da soma",
              "O sinal do termo da soma está trocado: dS = P ⊙ (dP − rowsum(dP ⊙ P)). Um escore só ganha gradiente "
              "positivo se o value dele puxa a saída **acima** da média atual.",
@@ -225,6 +291,17 @@ GRADIENTE_ATENCAO = Exercicio(
     dica_de_forma="Cada gradiente tem a forma da sua entrada: grad_q como q, grad_k como k, grad_v como v.",
     dica_de_valor="Confira passo a passo com o exemplo resolvido: dP = grad_out @ vᵀ, dS = P ⊙ (dP − rowsum(dP ⊙ P)), "
                   "depois dQ, dK e dV.",
+    regras=[
+        Regra("usou attention_backward",
+              "o exercício é escrever a volta à mão, e attention.attention_backward é a resposta pronta (o "
+              "enunciado não a permite). Refaça com a conta de ida e os passos dV, dP, dS, dQ e dK; "
+              "attention.softmax pode ficar.",
+              lambda fn: usa_nomes(fn, {"attention_backward"})),
+        Regra("usou diferenças finitas",
+              "as diferenças finitas são o juiz do exercício, não a resposta: elas medem o gradiente mexendo em cada "
+              "número, sem a regra da cadeia. Escreva a volta à mão — dV, dP, dS, dQ e dK.",
+              lambda fn: usa_nomes(fn, {"diferencas_finitas"})),
+    ],
 )
 
 
@@ -235,8 +312,9 @@ def check_gradiente_atencao(fn: Callable[..., Any]) -> bool:
     com ``saída = softmax(q kᵀ/√d_k) v`` e a máscara booleana (``True`` = pode olhar).
 
     A resposta certa vem de diferenças finitas. Casos: o exemplo resolvido, formas quadradas e
-    retangulares, máscara causal, o padrão de estabilidade (linhas separadas por milhares, uma linha muito
-    espalhada, float32) e uma query com a linha da máscara toda ``False``. Reconhece cada erro de
+    retangulares, máscara causal e o padrão de estabilidade (uma linha de escores muito negativos, linhas
+    separadas por milhares, uma linha muito espalhada, float32 e uma query com a linha da máscara toda
+    ``False``). Regras: sem ``attention.attention_backward`` e sem ``diferencas_finitas``. Reconhece cada erro de
     :data:`GRADIENTE_ATENCAO`.
     """
     return conferir(GRADIENTE_ATENCAO, fn)
@@ -272,6 +350,8 @@ def _adam(theta, g, m, v, t, taxa, beta1=0.9, beta2=0.999, eps=1e-8, *, erro: st
     theta_novo = theta - fator * direcao
     if erro == "estado_velho":
         return theta_novo, m, v
+    if erro == "devolveu_hat":
+        return theta_novo, m_hat, v_hat
     return theta_novo, m_novo, v_novo
 
 
@@ -447,6 +527,12 @@ ADAM = Exercicio(
              "A correção de viés usou t + 1: o t que a função recebe já é o número do passo (o primeiro é t = 1, "
              "com (1 − β₁¹) = 0.1). Não some 1 antes de usar.",
              resposta=_variante("t_mais_1")),
+        Erro("devolveu m̂ e v̂ no lugar de m e v",
+             "θ está certo, mas você devolveu m̂ e v̂, os momentos **corrigidos**, como o estado do próximo passo. A "
+             "correção de viés é só para dar o passo: o estado que atravessa os passos são as médias m e v sem "
+             "correção (senão, no passo seguinte, a correção é aplicada de novo em cima da anterior). Devolva "
+             "theta, m, v — e calcule m_hat e v_hat em variáveis à parte.",
+             resposta=_variante("devolveu_hat")),
         Erro("devolveu m e v antigos",
              "θ está certo, mas você devolveu o m e o v que recebeu: o estado não anda, e no passo seguinte o Adam "
              "esquece tudo o que acumulou. Devolva os m e v **novos**: return theta, m, v (depois de atualizá-los).",
@@ -457,6 +543,8 @@ ADAM = Exercicio(
              quando=_perda_nao_desceu),
     ],
     dica_de_valor=f"Confira cada linha da fórmula: {_FORMULA}.",
+    # atualizar theta, m e v no lugar (m *= beta1; m += …) é o que os otimizadores de verdade fazem; g, não
+    entradas_que_mudam=("theta", "m", "v"),
 )
 
 

@@ -7,7 +7,7 @@ mostra e corrige. É um pacote para que nenhum módulo fique grande demais; o no
 - :mod:`.figuras` — os mapas de pesos por cabeça, as barras do KV cache e a figura do painel;
 - :mod:`.paineis` — o painel das cabeças (MHA, GQA, MQA e a memória do KV cache);
 - :mod:`.corretores` — dividir em cabeças, que key/value cada query usa e a memória do KV cache;
-- :mod:`.geracao` — a geração passo a passo com o KV cache de keys/values agrupadas (GQA);
+- :mod:`.geracao` — um passo da geração com o KV cache de keys/values agrupadas (GQA); o corretor conduz a geração;
 - :mod:`.previsoes` — a caixa da previsão (prever, depois conferir): o cache com o dobro de cabeças.
 """
 
@@ -20,7 +20,7 @@ from .corretores import (
     check_memoria_kv,
 )
 from .figuras import CORES_GRUPOS, FiguraCabecas, desenhar_mapa_cabeca, figura_kv_cache, figura_mapas_cabecas
-from .geracao import GERAR_GQA, check_gerar_gqa, corrigir_gerar_gqa
+from .geracao import GERAR_GQA, check_gerar_gqa, corrigir_gerar_gqa, dirigir_passo
 from .paineis import CONTEXTOS_CABECAS, PRECISOES_CABECAS, divisores, painel_cabecas
 from .previsoes import PREVISAO_CACHE_CABECAS, prever_cache_cabecas
 
@@ -28,6 +28,6 @@ __all__ = [
     "CORES_GRUPOS", "FiguraCabecas", "desenhar_mapa_cabeca", "figura_kv_cache", "figura_mapas_cabecas",
     "CONTEXTOS_CABECAS", "PRECISOES_CABECAS", "divisores", "painel_cabecas",
     "CABECA_KV", "DIVIDIR_CABECAS", "MEMORIA_KV", "check_cabeca_kv", "check_dividir_cabecas", "check_memoria_kv",
-    "GERAR_GQA", "check_gerar_gqa", "corrigir_gerar_gqa",
+    "GERAR_GQA", "check_gerar_gqa", "corrigir_gerar_gqa", "dirigir_passo",
     "PREVISAO_CACHE_CABECAS", "prever_cache_cabecas",
 ]

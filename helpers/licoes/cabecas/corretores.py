@@ -5,6 +5,7 @@ query usa (GQA) e a memória do KV cache. A geração com o KV cache fica em :mo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...attention import kv_cache_bytes, kv_head_of_query, split_heads
-from ...corretor import Array, Bytes, Caso, Erro, Exercicio, NumeroDe, conferir, corretor_de
+from ...corretor import Array, Bytes, Caso, Erro, Exercicio, NumeroDe, Regra, conferir, corretor_de, usa_nomes
 from ...formato import bytes_legiveis, milhares, vetor
 
 __all__ = ["CABECA_KV", "DIVIDIR_CABECAS", "MEMORIA_KV", "check_cabeca_kv", "check_dividir_cabecas",
@@ -107,6 +108,12 @@ DIVIDIR_CABECAS = Exercicio(
         Erro("cabeça achatada",
              "Cada cabeça virou uma linha achatada; ela deve ser uma matriz (n, d_head), um token por linha.",
              resposta=lambda x, n_heads: split_heads(x, n_heads).reshape(n_heads, -1)),
+        Erro("transpôs com .T (inverteu os três eixos)",
+             lambda x, n_heads: "Você usou .T (ou np.transpose sem eixos) depois do reshape: num array de três eixos, "
+                                ".T inverte **todos** — (n, n_heads, d_head) vira (d_head, n_heads, n), aqui "
+                                f"{tuple(reversed(_formas_dividir(x, n_heads)))}. Diga quais eixos trocar: "
+                                ".transpose(1, 0, 2) troca só os dois primeiros e dá (n_heads, n, d_head).",
+             resposta=lambda x, n_heads: x.reshape(*_formas_dividir(x, n_heads)).T),
         Erro("linhas divididas",
              "Você dividiu as **linhas** (os tokens) entre as cabeças, e não as colunas: cada cabeça deve ver **todos** "
              "os tokens, cada um com só d_head das colunas. Divida o último eixo: x.reshape(n, n_heads, "
@@ -115,6 +122,11 @@ DIVIDIR_CABECAS = Exercicio(
     ],
     explica_forma=_explica_forma_dividir,
     dica_de_forma="A saída tem forma (n_heads, n, d_head): uma matriz (n, d_head) por cabeça, um token por linha.",
+    regras=[Regra("usou attention.split_heads",
+                  "o exercício pede a divisão só com numpy — um reshape e um transpose —, sem attention.split_heads "
+                  "(que faz exatamente isso, e é com ela que o corretor confere a sua resposta). Refaça com os dois "
+                  "passos da seção 3.",
+                  lambda fn: fn is split_heads or usa_nomes(fn, {"split_heads"}))],
 )
 
 
@@ -129,16 +141,18 @@ def check_dividir_cabecas(fn: Callable[[np.ndarray, int], Any]) -> bool:
     cada erro de :data:`DIVIDIR_CABECAS`: ``reshape`` direto para ``(n_heads, n, d_head)`` sem transpor
     (mistura tokens), faltou a transposição (forma ``(n, n_heads, d_head)``), colunas intercaladas (a cabeça
     ``h`` com as colunas ``h, h + n_heads, …``), cabeças em ordem invertida, cada cabeça transposta
-    ``(d_head, n)``, ``n_heads`` trocado com ``d_head``, cada cabeça achatada numa linha e os tokens (as
-    linhas) divididos entre as cabeças.
+    ``(d_head, n)``, ``n_heads`` trocado com ``d_head``, cada cabeça achatada numa linha, o ``.T`` que inverte
+    os três eixos e os tokens (as linhas) divididos entre as cabeças. Com as respostas certas, confere a regra do
+    enunciado: só numpy, sem ``attention.split_heads``.
     """
     return conferir(DIVIDIR_CABECAS, fn)
 
 
 # --- que key/value cada query usa ----------------------------------------------------------------
 
-#: as configurações ``(n_heads, n_kv_heads)`` do exercício: GQA, GQA com grupos de 2, MHA e MQA
-_CONFIGURACOES_KV = ((8, 2), (6, 3), (8, 4), (8, 8), (8, 1))
+#: as configurações ``(n_heads, n_kv_heads)`` do exercício: GQA com 3 cabeças de key/value (primeiro: na query 0, só quem
+#: soma 1 a tudo responde 1), GQA com grupos de 4 e de 2, MHA e MQA
+_CONFIGURACOES_KV = ((6, 3), (8, 2), (8, 4), (8, 8), (8, 1))
 
 
 def _lista(valores: Sequence[float]) -> str:
@@ -165,6 +179,17 @@ def _erro_kv(nome: str, texto: str, regra: str, sua: Callable[[int, int, int], f
     return Erro(nome, lambda **e: f"{texto}\n{tabela(**e)}", resposta=sua)
 
 
+def _arredondada(h: int, n_heads: int, n_kv_heads: int) -> int:
+    return round(h / (n_heads // n_kv_heads))
+
+
+def _arredondou(y: Any, h: int, n_heads: int, n_kv_heads: int) -> bool:
+    """A resposta é h / grupo arredondado para o mais próximo: ``round`` (que leva x,5 ao par) ou "x,5 para cima"."""
+    grupo = n_heads // n_kv_heads
+    valor = NumeroDe().normalizar(y)
+    return valor != h // grupo and valor in (round(h / grupo), math.floor(h / grupo + 0.5))
+
+
 CABECA_KV = Exercicio(
     nome="a key/value de cada query",
     casos=lambda: [
@@ -187,13 +212,35 @@ CABECA_KV = Exercicio(
                  "grupo**, quantas queries compartilham cada key/value: grupo = n_heads // n_kv_heads, e a resposta é "
                  "h // grupo (nunca passa de n_kv_heads − 1).",
                  "h // n_kv_heads", lambda h, n_heads, n_kv_heads: h // n_kv_heads),
+        _erro_kv("contou as queries a partir de 1 ((h + 1) // grupo)",
+                 "Você somou 1 a h antes de dividir ((h + 1) // grupo), como se a primeira query fosse a 1: a última "
+                 "query de cada grupo pulou para o grupo seguinte. As queries já são contadas a partir de 0: a query "
+                 "h usa a key/value h // grupo, sem o + 1.",
+                 "(h + 1) // grupo", lambda h, n_heads, n_kv_heads: (h + 1) // (n_heads // n_kv_heads)),
+        Erro("arredondou (round)",
+             lambda **e: "Você arredondou h / grupo para o inteiro mais próximo (round): a partir da metade do grupo, "
+                         "as queries pularam para a key/value seguinte. O índice é a parte inteira da divisão, "
+                         "**truncada** — h // grupo —: todas as queries do grupo g, de g·grupo a (g+1)·grupo − 1, "
+                         "usam a key/value g.\n" + _tabela_kv("round(h / grupo)", _arredondada)(**e),
+             quando=lambda y, certo, caso: _arredondou(y, **caso.entradas)),
+        _erro_kv("arredondou para cima (ceil)",
+                 "Você arredondou h / grupo para cima (math.ceil): só a primeira query de cada grupo ficou no lugar "
+                 "certo. O índice é a divisão **truncada**, h // grupo (arredondada para baixo).",
+                 "ceil(h / grupo)", lambda h, n_heads, n_kv_heads: math.ceil(h / (n_heads // n_kv_heads))),
         _erro_kv("índices a partir de 1",
-                 "Os índices começam em 1; em Python (e aqui) a primeira cabeça de key/value é a 0: use h // grupo.",
+                 "As suas respostas deram 1 a mais que a certa, como se a primeira cabeça de key/value fosse a 1: "
+                 "em Python (e aqui) os índices começam em 0. Use h // grupo, sem o + 1.",
                  "h // grupo + 1", lambda h, n_heads, n_kv_heads: h // (n_heads // n_kv_heads) + 1),
         _erro_kv("divisão comum",
                  "Você usou a divisão comum (h / grupo), que dá frações como 0,25 e 0,5. O índice de uma cabeça é "
                  "inteiro: use a divisão inteira, h // grupo, que joga fora o resto.",
                  "h / grupo", lambda h, n_heads, n_kv_heads: h / (n_heads // n_kv_heads)),
+        _erro_kv("grupos em ordem invertida",
+                 "Os grupos saíram em ordem invertida: as primeiras queries leram a **última** key/value. O grupo 0 "
+                 "(as queries 0 … grupo − 1) usa a key/value 0, o grupo 1 a key/value 1, e assim por diante: "
+                 "h // grupo, sem subtrair de n_kv_heads − 1.",
+                 "n_kv_heads − 1 − h // grupo",
+                 lambda h, n_heads, n_kv_heads: n_kv_heads - 1 - h // (n_heads // n_kv_heads)),
         _erro_kv("tamanho do grupo no lugar do índice",
                  "Você devolveu o tamanho do grupo (n_heads // n_kv_heads), que é o mesmo para todas as queries. "
                  "Queremos o **índice** da cabeça de key/value da query h: h // grupo.",
@@ -207,12 +254,14 @@ def check_cabeca_kv(fn: Callable[[int, int, int], Any]) -> bool:
     """Confere ``fn(h, n_heads, n_kv_heads)`` = a cabeça de key/value usada pela query ``h`` na atenção
     com keys/values agrupadas (GQA): ``h // (n_heads // n_kv_heads)``, grupos de queries **consecutivas**.
 
-    Casos: cada query ``h`` (uma chamada por caso) de ``(n_heads, n_kv_heads)`` = ``(8, 2)``, ``(6, 3)``,
+    Casos: cada query ``h`` (uma chamada por caso) de ``(n_heads, n_kv_heads)`` = ``(6, 3)``, ``(8, 2)``,
     ``(8, 4)``, ``(8, 8)`` (MHA) e ``(8, 1)`` (MQA). A resposta pode ser ``int``, ``float`` inteiro ou um
     inteiro do numpy. Reconhece cada erro de :data:`CABECA_KV` (com a tabela query → key/value certa e a
     que o erro dá): ``h % n_kv_heads`` (grupos intercalados), ``h // n_kv_heads`` (dividiu pelo número de
-    cabeças de key/value em vez do tamanho do grupo), índices começando em 1, a divisão comum (frações) e
-    o tamanho do grupo no lugar do índice.
+    cabeças de key/value em vez do tamanho do grupo), ``(h + 1) // grupo``, ``round(h / grupo)``,
+    ``ceil(h / grupo)``, índices começando em 1, a divisão comum (frações) e o tamanho do grupo no lugar do
+    índice, e os grupos em ordem invertida. (Os arredondamentos e o ``h + 1`` erram só em parte das queries, sempre por 1 a mais: têm nome
+    próprio, conferido antes do "índices a partir de 1", que erra em todas.)
     """
     return conferir(CABECA_KV, fn)
 
@@ -309,6 +358,11 @@ MEMORIA_KV = Exercicio(
              "A resposta deve estar em **bytes**; você devolveu GB (dividiu por 10⁹). Converta só na hora de mostrar.",
              resposta=_kv_vezes(lambda **c: 1e-9)),
     ],
+    regras=[Regra("usou attention.kv_cache_bytes",
+                  "o exercício pede a fórmula escrita por você, sem attention.kv_cache_bytes (é com ela que o "
+                  "corretor confere a resposta). Escreva a conta: o que o cache guarda por token, camada e cabeça de "
+                  "key/value, vezes o resto.",
+                  lambda fn: fn is kv_cache_bytes or usa_nomes(fn, {"kv_cache_bytes"}))],
 )
 
 
@@ -323,6 +377,7 @@ def check_memoria_kv(fn: Callable[..., Any]) -> bool:
     fp16, 4096 tokens) e uma MQA em fp32. Reconhece cada erro de :data:`MEMORIA_KV`: faltou o fator 2
     (K **e** V), ``n_heads`` no lugar de ``n_kv_heads``, bits em vez de bytes (multiplicou por 8) ou a
     precisão tomada por bits (dividiu por 8), as combinações desses erros, faltaram as camadas, faltaram
-    os bytes por número, e a resposta em GiB, MiB ou GB.
+    os bytes por número, e a resposta em GiB, MiB ou GB. Com as respostas certas, confere a regra do
+    enunciado: sem ``attention.kv_cache_bytes``.
     """
     return conferir(MEMORIA_KV, fn)

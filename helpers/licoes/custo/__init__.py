@@ -9,7 +9,7 @@ mostra e corrige. É um pacote para que nenhum módulo fique grande demais; o no
 - :mod:`.figuras` e :mod:`.paineis` — o tempo medido contra a reta de inclinação 2, os pesos da softmax e
   da linear lado a lado, e a figura e o painel do custo de cada atenção;
 - :mod:`.corretores` — juntar dois estados da softmax online e a memória dos pesos;
-- :mod:`.blocos` — a atenção por blocos com a softmax online do estudante (o resultado e o caminho);
+- :mod:`.blocos` — a atenção por blocos: o estudante escreve o passo de um bloco, o corretor faz o laço;
 - :mod:`.previsoes` — a caixa da previsão (prever, depois conferir): o estado da atenção linear causal.
 """
 

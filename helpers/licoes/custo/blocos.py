@@ -1,144 +1,208 @@
-"""Notebook ``custo_quadratico``: o corretor da atenção por blocos, com a softmax online do estudante — ele
-confere o resultado e o caminho (``K`` lido em pedaços, ou a ``combinar`` do estudante chamada a cada bloco).
+"""Notebook ``custo_quadratico``: o corretor da atenção por blocos.
+
+O estudante escreve **um passo** — ``atualizar(estado, q, K_bloco, V_bloco)``: o estado ``(m, l, acc)`` depois
+de mais um bloco de keys — e o corretor faz o laço: começa do estado vazio, entrega à função um bloco de
+``tamanho_bloco`` keys por vez e, no fim, divide ``acc / l``. A função nunca vê mais que um bloco: um vetor com os
+``n`` escores não tem como existir, e a atenção pronta, de uma vez, não tem como ser chamada. O caminho errado
+não precisa ser detectado — ele não se escreve.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ...attention import scaled_dot_product_attention
-from ...corretor import Array, Caso, Erro, Exercicio, conferir, corretor_de
-from ...efficient import combine_states
+from ...corretor import Array, Caso, Erro, Exercicio, RespostaInvalida, conferir, corretor_de
 
-__all__ = ["POR_BLOCOS", "check_atencao_por_blocos"]
-
-
-def _blocos_com(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int, *, escala: bool = True,
-                ultimo: bool = True, acumular: bool = True, maximo_no_bloco: bool = True, m0: float = -math.inf,
-                dividir: bool = True, media_das_saidas: bool = False) -> np.ndarray:
-    """A atenção de uma query, bloco a bloco, com um "defeito" escolhido (para os erros clássicos)."""
-    q, K, V = (np.asarray(a) for a in (q, K, V))
-    n, d = K.shape
-    fator = 1 / math.sqrt(d) if escala else 1.0
-    fim = n if ultimo else (n // tamanho_bloco) * tamanho_bloco
-    estado = (m0, 0.0, np.zeros(V.shape[-1]))
-    saidas = []
-    for i in range(0, fim, tamanho_bloco):
-        z = (K[i:i + tamanho_bloco] @ q) * fator
-        m = float(z.max()) if maximo_no_bloco else 0.0
-        e = np.exp(z - m)
-        novo = (m, float(e.sum()), e @ V[i:i + tamanho_bloco])
-        saidas.append(novo[2] / novo[1])
-        estado = combine_states(estado, novo) if acumular else novo
-    if media_das_saidas:
-        return np.mean(saidas, axis=0)
-    return estado[2] / estado[1] if dividir else estado[2]
+__all__ = ["POR_BLOCOS", "check_atencao_por_blocos", "percorrer_em_blocos"]
 
 
-# O caminho, não só o resultado: qualquer conta exata (até a atenção pronta, de uma vez) dá a mesma saída. Para
-# reconhecer quem percorre as keys em blocos, K chega à função do estudante vigiado: cada fatia de linhas tirada
-# dele fica registrada. E check_atencao_por_blocos conta as chamadas à combinar do estudante (a do Exercício 1).
-
-#: a vigia da última cópia de K entregue a uma função (o corretor faz uma cópia por chamada, logo antes dela)
-_VIGIA: dict[str, int] = {"fatias": 0, "maior": 0, "combinar": 0}
+# --- o laço, do lado do corretor ------------------------------------------------------------------------
 
 
-class _KeysVigiadas(np.ndarray):
-    """``K`` vigiado: cada fatia de linhas tirada dele (``K[i:j]``, ``K[i]``, um laço ``for k in K``) fica
-    registrada em ``vigia`` (quantas fatias e quantas linhas tinha a maior). Cópias inteiras (``K.copy()``,
-    ``K.astype(...)``) continuam vigiadas; as fatias e o que sai das contas, não. Uma cópia profunda (a que o
-    corretor faz antes de cada chamada) começa uma vigia nova, que passa a ser a :data:`_VIGIA`."""
+@dataclass(frozen=True)
+class _EstadoInvalido:
+    """O que a função do estudante devolveu num bloco não é um estado ``(m, l, acc)`` (o laço parou ali):
+    ``tipo`` é ``"saida"`` (devolveu a saída ``acc / l``), ``"sem_somar"`` (``l`` ou ``acc`` com uma entrada por
+    key), ``"pendente_dentro"`` (uma função que ela chama ainda é o esqueleto) ou ``"estado"`` (outra coisa);
+    ``texto`` explica, em português."""
 
-    vigia: dict[str, int] | None = None
-
-    def __array_finalize__(self, obj: Any) -> None:
-        origem = getattr(obj, "vigia", None)
-        self.vigia = origem if origem is not None and self.shape == getattr(obj, "shape", None) else None
-
-    def __getitem__(self, indice: Any) -> Any:
-        pedaco = super().__getitem__(indice)
-        if self.vigia is not None:
-            linhas = pedaco.shape[0] if isinstance(pedaco, np.ndarray) and pedaco.ndim == self.ndim else 1
-            self.vigia["fatias"] += 1
-            self.vigia["maior"] = max(self.vigia["maior"], linhas)
-        return pedaco
-
-    def __deepcopy__(self, memo: dict) -> _KeysVigiadas:
-        global _VIGIA
-        copia = np.array(self, copy=True, subok=False).view(_KeysVigiadas)
-        copia.vigia = _VIGIA = {"fatias": 0, "maior": 0, "combinar": 0}
-        return copia
+    tipo: str
+    texto: str
 
 
-def _vigiado(K: np.ndarray) -> _KeysVigiadas:
-    vigiado = np.array(K, copy=True).view(_KeysVigiadas)
-    vigiado.vigia = {"fatias": 0, "maior": 0, "combinar": 0}
-    return vigiado
+def _vazio(V: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """O estado vazio, antes do primeiro bloco: ``(-inf, 0, zeros(d_v))``."""
+    return (-math.inf, 0.0, np.zeros(np.shape(V)[-1]))
 
 
-def _sem_blocos(_bruta: Any, _certo: Any, caso: Caso) -> bool:
-    """A função respondeu sem que o corretor a visse percorrer as keys em blocos (só nos casos com 2 blocos ou mais):
-    nenhuma fatia de K com até ``tamanho_bloco`` linhas, e a combinar do estudante chamada menos de uma vez por
-    bloco (o primeiro bloco pode virar o estado sem combinar)."""
-    n, bloco = caso.entradas["K"].shape[0], caso.entradas["tamanho_bloco"]
-    if n <= bloco:
-        return False
-    fatiou = _VIGIA["fatias"] > 0 and _VIGIA["maior"] <= bloco
-    combinou = _VIGIA["combinar"] >= -(-n // bloco) - 1
-    return not (fatiou or combinou)
+def _quem_levantou(exc: BaseException, fn: Callable[..., Any]) -> str | None:
+    """O nome da função que levantou ``exc`` (a mais funda no *traceback*), se não for a própria ``fn``."""
+    tb = exc.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    codigo = tb.tb_frame.f_code
+    return None if codigo is getattr(fn, "__code__", None) else codigo.co_name
 
 
-def _contando_combinar(fn: Any) -> Any:
-    """``fn``, com as chamadas à ``combinar`` do estudante (a global do notebook que ``fn`` usa) contadas em
-    :data:`_VIGIA` durante cada chamada; a ``combinar`` original volta ao lugar depois."""
-    globais = getattr(fn, "__globals__", None)
-    if not callable(fn) or not isinstance(globais, dict) or not callable(globais.get("combinar")):
-        return fn
+def _tamanho(x: Any) -> tuple[int, ...] | None:
+    try:
+        return np.shape(np.asarray(x, dtype=float))
+    except (TypeError, ValueError):
+        return None
 
-    @functools.wraps(fn)
-    def vigiada(*args: Any, **kwargs: Any) -> Any:
-        original = globais["combinar"]
-        chamadas = [0]
 
-        def contando(*a: Any, **k: Any) -> Any:
-            chamadas[0] += 1
-            return original(*a, **k)
+def _problema(novo: Any, d_v: int, b: int, numero: int) -> _EstadoInvalido | None:
+    """``None`` se ``novo`` é um estado ``(m, l, acc)`` com ``m`` e ``l`` números e ``acc`` de forma ``(d_v,)``."""
+    onde = f"depois do bloco {numero}"
+    if isinstance(novo, np.ndarray) or not isinstance(novo, (tuple, list)) or len(novo) != 3:
+        if not isinstance(novo, tuple) and _tamanho(novo) == (d_v,):  # uma tupla curta é um estado pela metade
+            return _EstadoInvalido("saida", f"{onde}, a função devolveu um vetor {(d_v,)} — a saída acc / l —, e "
+                                            "não o estado (m, l, acc)")
+        tamanho = f" de tamanho {len(novo)}" if isinstance(novo, (tuple, list)) else ""
+        return _EstadoInvalido("estado", f"{onde}, a função devolveu {type(novo).__name__}{tamanho}; ela deve "
+                                         "devolver o estado novo, uma tripla (m, l, acc)")
+    m, l_, acc = (_tamanho(x) for x in novo)
+    if (l_ == (b,) and b > 1) or acc == (b, d_v):
+        return _EstadoInvalido("sem_somar", f"{onde}, l tem forma {l_} e acc tem forma {acc}: uma entrada por key "
+                                            f"do bloco, em vez de l ser um número e acc um vetor {(d_v,)}")
+    for nome, forma, certa in (("m", m, "um número"), ("l", l_, "um número"), ("acc", acc, f"um vetor {(d_v,)}")):
+        if forma is None:
+            return _EstadoInvalido("estado", f"{onde}, {nome} não é um número nem um array de números")
+        if (forma != (d_v,)) if nome == "acc" else (math.prod(forma) != 1):
+            return _EstadoInvalido("estado", f"{onde}, {nome} tem forma {forma}; no estado (m, l, acc), {nome} é "
+                                             f"{certa}")
+    return None
 
-        globais["combinar"] = contando
+
+def percorrer_em_blocos(atualizar: Callable[..., Any], q: np.ndarray, K: np.ndarray, V: np.ndarray,
+                        tamanho_bloco: int) -> Any:
+    """O laço do corretor: do estado vazio, ``estado = atualizar(estado, q, K_bloco, V_bloco)`` para cada bloco de
+    ``tamanho_bloco`` keys (o último pode ser menor) e, no fim, ``acc / l``. Devolve ``None`` se ``atualizar``
+    devolveu ``None`` e um :class:`_EstadoInvalido` se ela devolveu outra coisa que um estado."""
+    n, d_v = np.shape(K)[0], np.shape(V)[-1]
+    estado: Any = _vazio(V)
+    for numero, inicio in enumerate(range(0, n, tamanho_bloco), start=1):
+        K_bloco, V_bloco = K[inicio:inicio + tamanho_bloco], V[inicio:inicio + tamanho_bloco]
         try:
-            return fn(*args, **kwargs)
-        finally:
-            globais["combinar"] = original
-            _VIGIA["combinar"] = chamadas[0]
+            novo = atualizar(estado, q, K_bloco, V_bloco)
+        except NotImplementedError as exc:
+            quem = _quem_levantou(exc, atualizar)
+            if quem is None:
+                raise  # a própria função ainda é o esqueleto
+            return _EstadoInvalido("pendente_dentro", f"`{quem}`, que a função chama, ainda não foi implementada")
+        if novo is None:
+            return None
+        problema = _problema(novo, d_v, K_bloco.shape[0], numero)
+        if problema is not None:
+            return problema
+        estado = novo
+    _m, l_, acc = estado
+    with np.errstate(all="ignore"):
+        return np.asarray(acc, dtype=float) / float(np.asarray(l_, dtype=float).reshape(-1)[0])
 
-    return vigiada
+
+@dataclass(frozen=True)
+class _SaidaDoLaco(Array):
+    """A saída do laço (``acc / l`` do último estado) — ou a explicação de por que o laço parou."""
+
+    def normalizar(self, y: Any) -> np.ndarray:
+        if isinstance(y, _EstadoInvalido):
+            raise RespostaInvalida(y.texto)
+        return super().normalizar(y)
+
+
+# --- o passo, certo ou com um erro clássico -------------------------------------------------------------
+
+
+def _atualizar_com(*, escala: str = "raiz", referencia: str = "max", juntar: str = "certo",
+                   normalizar_bloco: bool = False, dividir_estado: bool = False) -> Callable[..., tuple]:
+    """Um passo de atualização — certo com os padrões, ou com o defeito escolhido (para os erros clássicos). Mantém
+    o tipo das entradas (em float32, e^89 já estoura)."""
+
+    def atualizar(estado: tuple, q: np.ndarray, K_bloco: np.ndarray, V_bloco: np.ndarray) -> tuple:
+        q, K_bloco, V_bloco = (np.asarray(a) for a in (q, K_bloco, V_bloco))
+        d = q.shape[-1]
+        fator = {"raiz": 1 / math.sqrt(d), "nenhuma": 1.0, "d": 1 / d, "bloco": 1 / math.sqrt(len(K_bloco))}[escala]
+        z = (K_bloco @ q) * np.asarray(fator, dtype=K_bloco.dtype)
+        ref = {"max": z.max(), "zero": z.dtype.type(0), "max_pos": max(z.max(), z.dtype.type(0)),
+               "min": z.min()}[referencia]
+        e = np.exp(z - ref)
+        l_b, acc_b = e.sum(), e @ V_bloco
+        if normalizar_bloco:
+            acc_b = acc_b / l_b
+        if juntar == "substituir":
+            return ref, l_b, acc_b
+        m_a, l_a, acc_a = estado
+        m = max(float(m_a), float(ref))
+        fa = 1.0 if juntar in ("antigo_sem", "nenhum") else math.exp(m_a - m)
+        fb = 1.0 if juntar in ("novo_sem", "nenhum") else math.exp(float(ref) - m)
+        l_novo, acc_novo = l_a * fa + l_b * fb, acc_a * fa + acc_b * fb
+        return m, l_novo, (acc_novo / l_novo if dividir_estado else acc_novo)
+
+    return atualizar
+
+
+def _variante(**defeito: Any) -> Callable[..., Any]:
+    passo = _atualizar_com(**defeito)
+
+    def errada(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int) -> Any:
+        with np.errstate(all="ignore"):
+            return percorrer_em_blocos(passo, q, K, V, tamanho_bloco)
+
+    return errada
+
+
+def _estado_invalido(tipo: str) -> Callable[[Any, Any, Caso], bool]:
+    return lambda bruta, _certo, _caso: isinstance(bruta, _EstadoInvalido) and bruta.tipo == tipo
+
+
+# --- os casos -------------------------------------------------------------------------------------------
+
+
+def _com_escores(escores: list[float], d: int, d_v: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """q, K e V em que os escores escalados (k·q/√d) são exatamente ``escores``: q = (√d, 0, …), e a primeira
+    coordenada de cada key é o escore (as outras, sorteadas, não contam)."""
+    q = np.zeros(d)
+    q[0] = math.sqrt(d)
+    K = rng.normal(size=(len(escores), d))
+    K[:, 0] = escores
+    return {"q": q, "K": K, "V": rng.normal(size=(len(escores), d_v))}
 
 
 def _casos_por_blocos() -> list[Caso]:
     rng = np.random.default_rng(11)
     casos = []
-    for n, d, d_v, bloco, ganho, centro, tipo, descricao in (
-        (7, 4, 2, 3, 1.0, 0.0, float, "com 7 keys em blocos de 3 (o último bloco tem 1 key)"),
-        (8, 4, 3, 8, 1.0, 0.0, float, "com 8 keys num bloco só"),
-        (5, 2, 2, 1, 1.0, 0.0, float, "com 5 keys em blocos de 1"),
-        (9, 4, 2, 4, 1.0, 1000.0, float, "com escores perto de +1000 (9 keys em blocos de 4)"),
-        (9, 4, 2, 4, 1.0, -1000.0, float, "com escores perto de −1000 (9 keys em blocos de 4)"),
-        (6, 4, 2, 2, 300.0, 0.0, float, "com escores muito espalhados (centenas de distância entre eles)"),
-        (7, 4, 2, 3, 3.0, 0.0, np.float32, "com q, K e V em float32"),
+    for n, d, d_v, bloco, centro, tipo, descricao in (
+        (7, 4, 2, 3, 0.0, float, "com 7 keys em blocos de 3 (o último bloco tem 1 key)"),
+        (8, 4, 3, 8, 0.0, float, "com 8 keys num bloco só"),
+        (5, 2, 2, 1, 0.0, float, "com 5 keys em blocos de 1"),
+        (9, 4, 2, 4, 1000.0, float, "com escores perto de +1000 (9 keys em blocos de 4)"),
+        (9, 4, 2, 4, -1000.0, float, "com escores perto de −1000 (9 keys em blocos de 4)"),
+        (7, 4, 2, 3, 100.0, np.float32, "com q, K e V em float32 e escores perto de 100 (e^89 já estoura o float32)"),
     ):
         q = rng.normal(size=d)
-        K = ganho * rng.normal(size=(n, d))
+        K = rng.normal(size=(n, d))
         if centro:
             # um componente comum a todas as keys, alinhado com q: todos os escores perto de `centro`
             K = K * 0.3 + np.outer(np.ones(n), q) * centro * math.sqrt(d) / (q @ q)
         V = rng.normal(size=(n, d_v))
-        casos.append(Caso(descricao, {"q": q.astype(tipo), "K": _vigiado(K.astype(tipo)), "V": V.astype(tipo),
+        casos.append(Caso(descricao, {"q": q.astype(tipo), "K": K.astype(tipo), "V": V.astype(tipo),
                                       "tamanho_bloco": bloco}))
+    for escores, descricao in (
+        ([0.0, 1.0, 2.0, 3000.0, 3001.0, 3002.0], "com o 2º bloco milhares acima do 1º (escores [0, 1, 2 | 3000, "
+                                                   "3001, 3002], blocos de 3)"),
+        ([-1000.0, 0.0, 1000.0, 5.0, -3.0, 2.0], "com um bloco de escores muito espalhados (escores [-1000, 0, 1000 "
+                                                 "| 5, -3, 2], blocos de 3)"),
+    ):
+        casos.append(Caso(descricao, {**_com_escores(escores, 4, 2, rng), "tamanho_bloco": 3}))
     return casos
 
 
@@ -148,85 +212,129 @@ def _por_blocos_certo(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco
     return saida
 
 
-def _blocos_errado(**opcoes: Any) -> Callable[..., np.ndarray]:
-    def errada(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int) -> np.ndarray:
-        return _blocos_com(*(np.asarray(a, dtype=float) for a in (q, K, V)), tamanho_bloco, **opcoes)
-    return errada
+def _explica_forma(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int) -> str:
+    b, d, d_v = min(tamanho_bloco, len(K)), np.shape(q)[-1], np.shape(V)[-1]
+    return (f"Aqui q é {np.shape(q)} e cada chamada recebe K_bloco ({b}, {d}) e V_bloco ({b}, {d_v}) (o último bloco "
+            f"pode ter menos keys): os escores do bloco são K_bloco @ q → ({b},), e acc = e @ V_bloco → ({d_v},). "
+            "(q @ K_bloco e V_bloco @ e só fecham por acaso, quando o bloco tem tantas keys quanto q ou um value "
+            "têm números.)")
 
 
-def _blocos_instavel(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        return _blocos_com(q, K, V, tamanho_bloco, maximo_no_bloco=False)
-
-
-def _blocos_m0(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        return _blocos_com(q, K, V, tamanho_bloco, m0=0.0)
-
+_COMBINAR = ("Se você usou a sua combinar, rode check_combinar_estados(combinar) do Exercício 1: ela diz o que "
+             "falta. Se juntou à mão: ")
 
 POR_BLOCOS = Exercicio(
     nome="a atenção por blocos",
     casos=_casos_por_blocos,
     certo=_por_blocos_certo,
-    formato=Array(tol=1e-5),
-    acerto="Correto! A saída bate com a atenção exata em todos os casos — último bloco menor, blocos de uma key, "
-           "escores perto de ±1000 (em que e^(escore) nem cabe num float64), escores muito espalhados e float32 —, e "
-           "a sua função percorreu as keys em blocos. (O corretor confere o resultado e o caminho — K lido em "
-           "pedaços, ou a sua combinar chamada a cada bloco —, não a memória: quem garante que só os escores de um "
-           "bloco existem por vez é o seu código.)",
+    formato=_SaidaDoLaco(tol=1e-5),
+    acerto="Correto! Com o seu passo, o laço do corretor — do estado vazio (-inf, 0, 0), um bloco de tamanho_bloco "
+           "keys por vez, acc / l só no fim — dá a atenção exata em todos os casos: último bloco menor, um bloco só, "
+           "blocos de uma key, escores perto de ±1000 (em que e^(escore) nem cabe num float64), um bloco milhares "
+           "acima do anterior, um bloco muito espalhado e float32. A sua função só recebeu um bloco de keys por vez, "
+           "e o estado (m, l, acc) que ela devolveu levou o resto de um bloco para o outro.",
     erros=[
-        Erro("sem percorrer em blocos",
-             "A saída está certa, mas o corretor não viu a sua função percorrer as keys em blocos: K não foi fatiado "
-             "em pedaços de até tamanho_bloco linhas (K[inicio:inicio + tamanho_bloco]), e a sua combinar não foi "
-             "chamada a cada bloco. Calcular todos os escores de uma vez (ou chamar a atenção pronta) dá o mesmo "
-             "número — e é justamente o que a atenção por blocos evita. Percorra K em blocos e junte o estado de "
-             "cada bloco ao acumulado com a sua combinar.",
-             quando=_sem_blocos, sempre=True),
+        Erro("devolveu a saída, não o estado",
+             "A função devolveu a saída acc / l, mas o laço precisa do **estado** (m, l, acc) para juntar o próximo "
+             "bloco: sem m e l, não há como reescalar nem normalizar depois. Devolva o estado combinado; a divisão "
+             "acc / l é feita uma vez só, pelo corretor, depois do último bloco.",
+             quando=_estado_invalido("saida")),
+        Erro("sem somar as keys do bloco",
+             "l e acc do bloco ficaram com uma entrada por key: faltou **somar** sobre as keys do bloco. No estado, "
+             "l = Σ e^(z − m) é um número e acc = Σ e^(z − m) · v é um vetor com o tamanho de um value — e @ V_bloco "
+             "faz as duas coisas de uma vez para o acc (o produto já soma sobre as keys).",
+             quando=_estado_invalido("sem_somar")),
+        Erro("a combinar ainda não foi feita",
+             "A sua função chama uma função que ainda é o esqueleto (levanta NotImplementedError) — a combinar do "
+             "Exercício 1? Faça o Exercício 1 primeiro, rode a célula dela, e depois rode de novo a sua atualizar e "
+             "esta célula.",
+             quando=_estado_invalido("pendente_dentro")),
         Erro("sem a escala √d",
-             "Faltou dividir os escores por √d (d = o tamanho de q) antes de montar o estado do bloco.",
-             resposta=_blocos_errado(escala=False)),
-        Erro("perdeu o último bloco",
-             "As keys do fim ficaram de fora: quando o número de keys não é múltiplo do tamanho do bloco, o último "
-             "bloco é menor, mas existe. Percorra range(0, n, tamanho_bloco) e corte K[i:i + tamanho_bloco] (o "
-             "fatiamento do numpy já para no fim).",
-             resposta=_blocos_errado(ultimo=False)),
+             "Faltou dividir os escores do bloco por √d (d = o tamanho de q, q.shape[-1]) antes de montar o estado "
+             "do bloco.",
+             resposta=_variante(escala="nenhuma")),
+        Erro("escala 1/d em vez de 1/√d",
+             "Você dividiu os escores por d; a escala da atenção é 1/√d (d = q.shape[-1]): z = K_bloco @ q / "
+             "np.sqrt(d).",
+             resposta=_variante(escala="d")),
+        Erro("escala pelo tamanho do bloco",
+             "Você dividiu os escores pela raiz do número de keys do bloco (len(K_bloco), ou K_bloco.shape[0]). O d "
+             "da escala é o tamanho de cada vetor, q.shape[-1] (ou K_bloco.shape[1]) — e ele é o mesmo em todos os "
+             "blocos, inclusive no último, que pode ser menor.",
+             resposta=_variante(escala="bloco")),
         Erro("só o último bloco",
-             "A saída só enxerga o **último** bloco: o estado foi substituído a cada passo em vez de combinado. "
-             "Guarde estado = combinar(estado, estado_do_bloco) — o estado carrega tudo o que já foi visto.",
-             resposta=_blocos_errado(acumular=False)),
-        Erro("média das saídas dos blocos",
-             "Você fez a softmax de cada bloco separadamente e tirou a média das saídas. Cada bloco normalizado sozinho "
-             "dá peso total 1 ao bloco, por menores que sejam os escores dele; a softmax de verdade compara os escores "
-             "de **todos** os blocos. Carregue (m, l, acc) e divida uma vez só, no fim.",
-             resposta=_blocos_errado(media_das_saidas=True)),
-        Erro("sem dividir por l",
-             "Você devolveu acc sem dividir por l: acc é a soma dos values pesados por e^(z − m), ainda não "
-             "normalizada. A saída é acc / l, uma vez, depois do último bloco.",
-             resposta=_blocos_errado(dividir=False)),
-        Erro("estado vazio com m = 0",
-             "Com escores perto de −1000 a resposta saiu NaN: o estado inicial começou com m = 0 em vez de −inf. "
-             "Aí o máximo corrido nunca desce abaixo de 0, e e^(−1000 − 0) vira 0 em l e em acc (0/0 no fim). O "
-             "estado vazio é (−inf, 0, 0): e^(−inf) = 0 faz ele sumir sozinho na primeira combinação.",
-             resposta=_blocos_m0),
+             "A saída só enxerga o **último** bloco: a função devolveu o estado do bloco novo e jogou fora o estado "
+             "recebido. O estado carrega tudo o que já foi visto: devolva o estado recebido **junto** com o do bloco "
+             "— combinar(estado, estado_do_bloco).",
+             resposta=_variante(juntar="substituir")),
+        Erro("estado antigo sem reescalar",
+             _COMBINAR + "o estado recebido foi somado sem ser reescalado. Quando o bloco novo traz um máximo maior, "
+             "o que já estava em l e acc foi medido a partir do m antigo: multiplique os dois por e^(m_antigo − "
+             "m_novo).",
+             resposta=_variante(juntar="antigo_sem")),
+        Erro("bloco novo sem reescalar",
+             _COMBINAR + "o estado do bloco novo foi somado sem ser reescalado. Quando o máximo continua sendo o "
+             "antigo, l e acc do bloco (medidos a partir do máximo do bloco) precisam de e^(m_bloco − m_novo).",
+             resposta=_variante(juntar="novo_sem")),
+        Erro("nenhum estado reescalado",
+             _COMBINAR + "os dois estados foram somados sem reescalar nenhum. Cada l e cada acc foi medido a partir "
+             "do **seu** máximo: antes de somar, multiplique o estado recebido por e^(m_antigo − m) e o do bloco por "
+             "e^(m_bloco − m), com m = o maior dos dois.",
+             resposta=_variante(juntar="nenhum")),
+        Erro("acc do bloco dividido por l",
+             "Você dividiu o acc do bloco pelo l do bloco (a saída do bloco sozinho) antes de juntar. O estado guarda "
+             "acc **sem** dividir, para que os blocos se somem com os pesos certos; a divisão acc / l é feita uma vez "
+             "só, pelo corretor, depois do último bloco.",
+             resposta=_variante(normalizar_bloco=True)),
+        Erro("dividiu por l cedo demais",
+             "O estado devolvido tem acc já dividido por l. O estado guarda acc **sem** dividir — no próximo bloco, "
+             "ele é somado a outro acc na mesma escala de l —; a divisão acc / l é feita uma vez só, pelo corretor, "
+             "depois do último bloco.",
+             resposta=_variante(dividir_estado=True)),
+        Erro("máximo do bloco só quando positivo (instável)",
+             "Você subtraiu o máximo do bloco só quando ele era positivo (senão, 0): num bloco de escores perto de "
+             "−1000, todo e^(z − 0) vira 0, l fica 0 e a divisão do fim dá 0/0 = NaN. O máximo se subtrai sempre, "
+             "negativo ou não: m = o máximo dos escores do bloco.",
+             resposta=_variante(referencia="max_pos")),
+        Erro("mínimo do bloco no lugar do máximo (instável)",
+             "Você mediu o bloco a partir do seu **mínimo**: o menor e^(…) vale 1, mas o maior pode estourar — num "
+             "bloco como [-1000, 0, 1000], e^(1000 − (−1000)) = e^2000 é inf. Subtraia o **máximo** do bloco: aí "
+             "nenhum e^(z − m) passa de 1.",
+             resposta=_variante(referencia="min")),
         Erro("bloco sem subtrair o máximo (instável)",
-             "A resposta tem NaN ou inf: o estado de cada bloco foi calculado com e^z, sem subtrair o máximo do "
-             "bloco, e e^1000 estoura. O estado do bloco é m = max(z), l = Σ e^(z − m), acc = Σ e^(z − m) v.",
-             resposta=_blocos_instavel),
+             "A resposta tem NaN ou inf: o estado do bloco foi calculado com e^z, sem subtrair o máximo do bloco, e "
+             "e^1000 estoura (em float32, já e^89). O estado do bloco é m = o máximo dos escores do bloco, "
+             "l = Σ e^(z − m), acc = Σ e^(z − m) · v.",
+             resposta=_variante(referencia="zero")),
     ],
+    explica_forma=_explica_forma,
     dica_de_forma="A saída de uma query é um vetor com o tamanho de um value: forma (d_v,).",
+    dica_de_valor="Confira com a seção 5: o estado do bloco (m, l, acc) com o máximo do próprio bloco, e a "
+                  "combinar juntando-o ao estado recebido.",
 )
+
+
+def _laco(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A função que o corretor roda em cada caso: o laço, com o passo do estudante."""
+
+    def laco(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int) -> Any:
+        return percorrer_em_blocos(fn, q, K, V, tamanho_bloco)
+
+    laco.__name__ = getattr(fn, "__name__", "sua função")
+    return laco
 
 
 @corretor_de(POR_BLOCOS)
 def check_atencao_por_blocos(fn: Callable[..., Any]) -> bool:
-    """Confere ``fn(q, K, V, tamanho_bloco)`` = a atenção exata de **uma** query ``q`` ``(d,)`` contra
-    ``K`` ``(n, d)`` e ``V`` ``(n, d_v)``, calculada bloco de keys a bloco de keys com a softmax online
-    (a referência é :func:`helpers.attention.scaled_dot_product_attention`).
+    """Confere o passo ``fn(estado, q, K_bloco, V_bloco)`` → o estado ``(m, l, acc)`` depois de mais um bloco de keys
+    (``q`` ``(d,)``, ``K_bloco`` ``(b, d)``, ``V_bloco`` ``(b, d_v)``), pela atenção que ele dá.
 
-    Casos: último bloco menor, um bloco só, blocos de 1, escores perto de +1000 e de −1000, escores muito
-    espalhados e entrada em float32. Reconhece cada erro de :data:`POR_BLOCOS`, inclusive a resposta certa
-    calculada sem percorrer as keys em blocos (nem ``K`` fatiado em pedaços de até ``tamanho_bloco`` linhas, nem a
-    ``combinar`` do estudante, a global do notebook, chamada a cada bloco).
+    O laço é do corretor (:func:`percorrer_em_blocos`): do estado vazio ``(-inf, 0, zeros(d_v))``, um bloco de
+    ``tamanho_bloco`` keys por vez e ``acc / l`` no fim, comparado com
+    :func:`helpers.attention.scaled_dot_product_attention`. A função nunca vê mais que um bloco. Casos: último
+    bloco menor, um bloco só, blocos de 1, escores perto de +1000 e de −1000, um bloco milhares acima do anterior,
+    um bloco muito espalhado e float32. Reconhece cada erro de :data:`POR_BLOCOS`.
     """
-    return conferir(POR_BLOCOS, _contando_combinar(fn))
-
+    if not callable(fn):
+        return conferir(POR_BLOCOS, fn)
+    return conferir(POR_BLOCOS, _laco(fn))

@@ -55,9 +55,10 @@ class EstadoOnline(Formato):
         return tuple(partes)
 
     def igual(self, a: tuple, b: tuple) -> bool:
-        return (math.isclose(a[0], b[0], rel_tol=self.tol, abs_tol=1e-12)
-                and math.isclose(a[1], b[1], rel_tol=self.tol, abs_tol=1e-12)
-                and Array(self.tol).igual(a[2], b[2]))
+        def perto(x: float, y: float) -> bool:  # NaN bate com NaN (o erro que dá NaN é reconhecido pelo NaN)
+            return (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=self.tol, abs_tol=1e-12)
+
+        return perto(a[0], b[0]) and perto(a[1], b[1]) and Array(self.tol).igual(a[2], b[2])
 
     def mostrar(self, x: tuple) -> str:
         return f"(m = {x[0]:.6g}, l = {x[1]:.6g}, acc = {vetor(x[2])})"
@@ -133,6 +134,15 @@ def _combinar_errado(tipo: str) -> Callable[..., tuple | None]:
         }[tipo]
 
     return errada
+
+
+def _razao_de_exponenciais(estado_a: tuple, estado_b: tuple) -> tuple:
+    """O fator escrito como e^(m_a) / e^(m) em vez de e^(m_a − m): com escores perto de 1000, inf / inf = NaN."""
+    (m_a, l_a, acc_a), (m_b, l_b, acc_b) = estado_a, estado_b
+    m = max(m_a, m_b)
+    with np.errstate(all="ignore"):
+        fa, fb = np.exp(m_a) / np.exp(m), np.exp(m_b) / np.exp(m)
+        return m, l_a * fa + l_b * fb, np.asarray(acc_a) * fa + np.asarray(acc_b) * fb
 
 
 def _maximo_errado(y: Any, certo: tuple, _caso: Caso) -> bool:
@@ -212,6 +222,11 @@ COMBINAR_ESTADOS = Exercicio(
              "Sinal trocado no expoente: você multiplicou por e^(m − m_a), que é >= 1. O fator certo é e^(m_a − m) "
              "(velho menos novo, sempre <= 1): ele **diminui** o que foi somado com uma referência menor.",
              resposta=_combinar_errado("sinal")),
+        Erro("fator como razão de exponenciais (instável)",
+             "Com escores perto de 1000 a resposta saiu NaN: você calculou o fator como e^(m_a) / e^(m), e e^1000 "
+             "já estoura o float64 (inf / inf = NaN). Matematicamente é o mesmo que e^(m_a − m), mas só a diferença "
+             "fica pequena: calcule np.exp(m_a - m), que nunca passa de 1.",
+             resposta=_razao_de_exponenciais),
         Erro("dividiu por l cedo demais",
              "Você dividiu acc por l cedo demais. O estado guarda acc **sem** dividir; a divisão acc / l é feita uma "
              "vez só, no fim, depois do último bloco (a função finish_state). Devolva acc = acc_a·e^(m_a − m) + "
@@ -274,6 +289,10 @@ MEMORIA_PESOS = Exercicio(
              "Você contou **números**, não bytes: multiplique por bytes_per_value (4 no float32, 2 no "
              "float16/bfloat16).",
              resposta=lambda n, n_heads, bytes_per_value: n * n * n_heads),
+        Erro("bytes por número fixos em 4",
+             "Você usou sempre 4 bytes por número (o float32), e não o bytes_per_value recebido: em float16 são 2, "
+             "em float64 são 8. Multiplique por bytes_per_value.",
+             resposta=lambda n, n_heads, bytes_per_value: n * n * n_heads * 4),
         Erro("sem as cabeças",
              "Faltaram as cabeças: cada cabeça tem a sua própria matriz n × n de pesos.",
              resposta=lambda n, n_heads, bytes_per_value: n * n * bytes_per_value),
@@ -304,7 +323,7 @@ def check_memoria_pesos(fn: Callable[..., Any]) -> bool:
 
     Casos: 1k tokens em float32, 8k tokens com 32 cabeças em float16, 128k tokens em float32 e um caso
     minúsculo em float64. Reconhece cada erro de :data:`MEMORIA_PESOS`: ``n`` em vez de ``n²``, a contagem
-    de números em vez de bytes, as cabeças esquecidas, bits em vez de bytes, só a metade causal e o
-    resultado já convertido para MiB, GiB ou MB.
+    de números em vez de bytes, 4 bytes fixos no lugar de ``bytes_per_value``, as cabeças esquecidas, bits em vez
+    de bytes, só a metade causal e o resultado já convertido para MiB, GiB ou MB.
     """
     return conferir(MEMORIA_PESOS, fn)

@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ...corretor import Caso, Erro, Exercicio, Mascara, conferir, corretor_de
+from ... import attention
+from ...corretor import Caso, Erro, Exercicio, Mascara, Regra, conferir, corretor_de, usa_nomes
 
 __all__ = ["MASCARA_CAUSAL", "MASCARA_PADDING", "check_mascara_causal", "check_mascara_padding"]
 
@@ -18,6 +19,12 @@ __all__ = ["MASCARA_CAUSAL", "MASCARA_PADDING", "check_mascara_causal", "check_m
 # ---------------------------------------------------------------------------------------------
 
 _MASCARA = Mascara()
+
+
+def _usa_da_biblioteca(fn: Callable[..., Any], nomes: set[str]) -> bool:
+    """``fn`` chama uma destas funções de :mod:`helpers.attention` — ou é uma delas (``minha = attention.causal_mask``)?"""
+    return usa_nomes(fn, nomes) or (getattr(fn, "__module__", None) == attention.__name__
+                                    and getattr(fn, "__name__", None) in nomes)
 
 
 class _MascaraDoLote(Mascara):
@@ -113,6 +120,12 @@ MASCARA_CAUSAL = Exercicio(
                        "achatar.",
              quando=_outra_forma_mesmos_valores),
     ],
+    regras=[
+        Regra("usou attention.causal_mask",
+              "montar a máscara você mesmo, sem attention.causal_mask, que já a devolve pronta: compare o índice da "
+              "query (a linha) com o da key (a coluna), ou use o numpy (np.tri, np.tril).",
+              lambda fn: _usa_da_biblioteca(fn, {"causal_mask"})),
+    ],
     dica_de_forma="A máscara causal é uma matriz (n, n): uma linha por query e uma coluna por key, n de cada.",
 )
 
@@ -122,7 +135,8 @@ def check_mascara_causal(fn: Callable[[int], Any]) -> bool:
     """Confere ``fn(n)`` = a máscara causal ``(n, n)`` booleana: ``True`` onde a query ``i`` pode olhar
     para a key ``j``, isto é, ``j <= i`` (o triângulo de baixo, com a diagonal).
 
-    Casos: ``n = 4`` e ``n = 6``. Reconhece cada erro de :data:`MASCARA_CAUSAL`: números (0/1) no lugar
+    Casos: ``n = 4`` e ``n = 6``. Com as respostas certas, a regra do enunciado: sem ``attention.causal_mask``.
+    Reconhece cada erro de :data:`MASCARA_CAUSAL`: números (0/1) no lugar
     de booleanos, máscara aditiva (0/−inf), tudo liberado (a máscara ignorada), triângulo de cima
     (``np.triu``), a convenção invertida (``True`` = bloqueado), a diagonal excluída, um passo a mais
     (cada token vê o seguinte), só a diagonal, tudo bloqueado, o triângulo espelhado e os valores certos
@@ -206,6 +220,12 @@ MASCARA_PADDING = Exercicio(
              "(j < lengths[b]) podem ficar liberados.",
              resposta=lambda lengths, n: np.ones((len(lengths), 1, n), dtype=bool)),
     ],
+    regras=[
+        Regra("usou attention.padding_mask",
+              "montar a máscara você mesmo, sem attention.padding_mask, que já a devolve pronta: compare as posições "
+              "0, …, n − 1 com o comprimento de cada frase, cada um no seu eixo, e acrescente o eixo do meio.",
+              lambda fn: _usa_da_biblioteca(fn, {"padding_mask"})),
+    ],
     explica_forma=_explica_forma_padding,
     dica_de_forma="A máscara de preenchimento tem forma (b, 1, n): uma linha por frase, o eixo do meio de tamanho 1 (ele se "
                   "estende a todas as queries) e uma coluna por posição.",
@@ -217,7 +237,8 @@ def check_mascara_padding(fn: Callable[[np.ndarray, int], Any]) -> bool:
     """Confere ``fn(lengths, n)`` = a máscara de padding ``(b, 1, n)`` booleana, com
     ``mask[b, 0, j] = j < lengths[b]`` (``True`` = token de verdade, pode olhar).
 
-    Casos: ``lengths = [3, 5, 1]`` com ``n = 5`` e ``lengths = [2, 4]`` com ``n = 6``. Reconhece cada erro
+    Casos: ``lengths = [3, 5, 1]`` com ``n = 5`` e ``lengths = [2, 4]`` com ``n = 6``. Com as respostas certas, a
+    regra do enunciado: sem ``attention.padding_mask``. Reconhece cada erro
     de :data:`MASCARA_PADDING`: números (0/1) no lugar de booleanos, máscara aditiva (0/−inf), falta do
     eixo do meio (forma ``(b, n)``), queries mascaradas no lugar das keys (forma ``(b, n, 1)``), a matriz
     cheia ``(b, n, n)``, erro de um na comparação (``<=`` ou ``< lengths - 1``), máscara invertida

@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from ... import attention
 from ...attention import scaled_dot_product_attention, softmax
-from ...corretor import Caso, Erro, Exercicio, SaidaOuPar, conferir, corretor_de
+from ...corretor import Caso, Erro, Exercicio, Regra, SaidaOuPar, conferir, corretor_de, tem_laco, usa_nomes
+from ...estabilidade import erros_de_estabilidade, normalizou_pelo_array_inteiro
 from ...formato import decimal
-from ..softmax import erros_de_estabilidade
 from .comum import _ARRAY, _MATRIZES, _Rotulada
 
 __all__ = ["AUTOATENCAO", "check_autoatencao"]
@@ -36,6 +37,22 @@ def _saida_com(pesos_de: Callable[..., np.ndarray], mistura: str = "V") -> Calla
     return resposta
 
 
+def _so_se_roda(resposta: Callable[..., Any]) -> Callable[..., Any]:
+    """``resposta``, ou ``None`` quando as formas do caso não deixam a conta errada rodar (o erro não se aplica)."""
+    def talvez(**entradas: Any) -> Any:
+        try:
+            return resposta(**entradas)
+        except ValueError:
+            return None
+
+    return talvez
+
+
+def _w_vezes_x(X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray) -> np.ndarray:
+    Q, K, V = W_q @ X, W_k @ X, W_v @ X
+    return softmax(Q @ K.T / math.sqrt(K.shape[-1])) @ V
+
+
 def _autoatencao_com(trocar: Callable[[np.ndarray], np.ndarray], X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray,
                      W_v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(saídas, pesos)`` com ``trocar`` no lugar da softmax estável (para os erros de estabilidade)."""
@@ -54,16 +71,21 @@ def _caso_autoatencao(descricao: str, X: np.ndarray, Ws: Sequence[np.ndarray]) -
 
 
 def _casos_estabilidade_autoatencao() -> list[Caso]:
-    """O padrão de estabilidade da coleção (veja :func:`helpers.licoes.softmax.casos_de_estabilidade`)
-    dentro da autoatenção: linhas de escores separadas por milhares, uma linha muito espalhada e float32.
+    """O padrão de estabilidade da coleção (veja :mod:`helpers.estabilidade`) dentro da autoatenção: uma linha
+    de escores muito negativos, linhas de escores separadas por milhares, uma linha muito espalhada e float32.
 
-    Nos dois primeiros, ``X`` tem as colunas (1, c, deslocamento, inclinação): ``K = (1, c)`` e
-    ``Q = (deslocamento, inclinação)``, então a linha ``i`` dos escores é ``deslocamento_i +
-    inclinação_i · c`` (antes de dividir por √2).
+    Nos três primeiros, ``X`` tem as colunas (1, c, deslocamento, inclinação): ``K = (1, c)`` e
+    ``Q = (deslocamento, inclinação)`` (com zeros, no primeiro, para d_k = 4), então a linha ``i`` dos escores é
+    ``deslocamento_i + inclinação_i · c`` (antes de dividir por √d_k).
     """
     W_q = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
     W_k = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [0.0, 0.0]])
     W_v = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 0.0], [0.0, 1.0]])
+    # muito negativos, com d_k = 4 (√4 = 2, divisão exata também em float32): K = (1, c, 0, 0), Q = (deslocamento,
+    # inclinação, 0, 0), e a linha 0 dá (−2000 − 2c) / 2 = −1000, −1001, −1002 (o máximo é negativo)
+    Wq4, Wk4 = np.zeros((4, 4)), np.zeros((4, 4))
+    Wq4[2, 0] = Wq4[3, 1] = Wk4[0, 0] = Wk4[1, 1] = 1.0
+    negativos = np.array([[1.0, 0.0, -2000.0, -2.0], [1.0, 1.0, 0.0, 1.0], [1.0, 2.0, 1.0, -1.0]])
     milhares = np.array([[1.0, 1.0, 0.0, 1.0], [1.0, 2.0, 3000.0, 2.0], [1.0, -1.0, 0.0, -1.0]])
     espalhada = np.array([[1.0, 1.0, 0.0, 800.0], [1.0, 0.0, 0.0, 1.0], [1.0, -1.0, 0.0, 2.0]])
     # float32 com d_k = 4 (√4 = 2, divisão exata): escores 200 + i·j, e e^100 já passa do maior float32
@@ -73,6 +95,8 @@ def _casos_estabilidade_autoatencao() -> list[Caso]:
     Wv32 = np.array([[0.0, 0.0, 0.0, 0.1], [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]],
                     dtype=np.float32)
     return [
+        _caso_autoatencao("com uma query cujos escores são todos muito negativos (−1000, −1001, −1002)",
+                          negativos, (Wq4, Wk4, W_v)),
         _caso_autoatencao("com uma query cujos escores estão milhares acima dos das outras (linhas de Q Kᵀ "
                           "separadas por milhares)", milhares, (W_q, W_k, W_v)),
         _caso_autoatencao("com uma linha de escores muito espalhados (de −800 a 800, antes de dividir por √d_k)",
@@ -91,13 +115,23 @@ def _casos_autoatencao() -> list[Caso]:
     # d_k = 2: quem escreve √3 (o d_k = 3 da seção 2, de fora da função) erra aqui, com nome
     X3 = rng.normal(size=(4, 4))
     Ws3 = (rng.normal(size=(4, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 3)))
+    # quadrado: n = d_model = d_k = d_v = 4, onde W @ X e Q @ K (sem o .T) rodam e se reconhecem pelo valor
+    X4 = rng.integers(-2, 3, size=(4, 4)).astype(float)
+    Ws4 = tuple(rng.integers(-2, 3, size=(4, 4)).astype(float) * 0.5 for _ in range(3))
     return [
         _caso_autoatencao("com X (5, 4) e as três W (4, 3)", X1, Ws1),
         _caso_autoatencao("com X (6, 4), W_q e W_k (4, 3) e W_v (4, 2)", X2, Ws2),
         _caso_autoatencao("com X (4, 4), W_q e W_k (4, 2) e W_v (4, 3): d_k = 2", X3, Ws3),
         _caso_autoatencao("com escores enormes (o primeiro X multiplicado por 30)", 30.0 * X1, Ws1),
+        _caso_autoatencao("com X (4, 4) e as três W (4, 4): n = d_model = d_k", X4, Ws4),
         *_casos_estabilidade_autoatencao(),
     ]
+
+
+def _usa_da_biblioteca(fn: Callable[..., Any], nomes: set[str]) -> bool:
+    """``fn`` chama uma destas funções de :mod:`helpers.attention` — ou é uma delas (``minha = attention.causal_mask``)?"""
+    return usa_nomes(fn, nomes) or (getattr(fn, "__module__", None) == attention.__name__
+                                    and getattr(fn, "__name__", None) in nomes)
 
 
 _PAR = _Rotulada((_ARRAY, _ARRAY), "o par (saídas, pesos)", ("saídas", "pesos"))
@@ -172,8 +206,9 @@ AUTOATENCAO = Exercicio(
     certo=_autoatencao_certa,
     formato=_PAR,
     acerto="Correto! Projeções Q = X @ W_q, K = X @ W_k, V = X @ W_v, escores Q Kᵀ / √d_k (o tamanho das keys, não "
-           "d_model), softmax estável em cada linha (escores a milhares de distância e float32 não estouram) e saídas "
-           "pesos @ V: é a autoatenção de uma frase inteira.",
+           "d_model), softmax estável em cada linha (escores muito negativos, a milhares de distância ou em float32 "
+           "não viram NaN) e saídas pesos @ V — tudo na forma matricial, sem laço: é a autoatenção de uma frase "
+           "inteira.",
     erros=[
         *erros_de_estabilidade(lambda trocar, X, W_q, W_k, W_v: _autoatencao_com(trocar, X, W_q, W_k, W_v)),
         Erro("NaN ou inf na resposta",
@@ -194,6 +229,11 @@ AUTOATENCAO = Exercicio(
              resposta=lambda X, W_q, W_k, W_v: None if _d_k(W_k) == 3 else
              _saida_com(lambda Q, K, V, X, r: softmax(Q @ K.T / math.sqrt(3)))(X, W_q, W_k, W_v),
              formato=_SAIDA),
+        Erro("√n no lugar de √d_k",
+             lambda X, W_k, **_: f"Você dividiu por √n = √{X.shape[0]}, a raiz do número de tokens (K.shape[0], o "
+                                 "número de linhas de K). A escala usa o tamanho de cada query e key: "
+                                 f"√d_k = √{_d_k(W_k)}, K.shape[-1] — o número de colunas.",
+             resposta=_saida_com(lambda Q, K, V, X, r: softmax(Q @ K.T / math.sqrt(K.shape[0]))), formato=_SAIDA),
         Erro("sem escala",
              "Você esqueceu de escalar: os escores Q Kᵀ devem ser divididos por √d_k antes da softmax.",
              resposta=_saida_com(lambda Q, K, V, X, r: softmax(Q @ K.T)), formato=_SAIDA),
@@ -219,6 +259,12 @@ AUTOATENCAO = Exercicio(
              "máximo da linha j — sem erro nenhum, porque a matriz é quadrada —, e cada linha perde números "
              "diferentes em cada posição. Use escores.max(axis=-1, keepdims=True), de forma (n, 1).",
              quando=_pesos_sem_keepdims(no_maximo=True)),
+        Erro("dividiu pela soma da matriz inteira",
+             "Cada linha dos seus pesos tem as proporções certas, mas quem soma 1 é a **matriz inteira**, não cada "
+             "linha: e / e.sum() (sem axis) divide tudo pelo mesmo total. Cada query divide pela sua própria soma: "
+             "e.sum(axis=-1, keepdims=True).",
+             quando=lambda y, certo, caso: isinstance(y, (tuple, list)) and len(y) == 2
+             and normalizou_pelo_array_inteiro(_ARRAY.normalizar(y[1]), certo[1], caso)),
         Erro("sem softmax",
              "Faltou a softmax: os escores escalados precisam virar pesos positivos que somam 1 em cada linha.",
              resposta=_saida_com(lambda Q, K, V, X, r: Q @ K.T / r), formato=_SAIDA),
@@ -247,6 +293,16 @@ AUTOATENCAO = Exercicio(
              "K foi calculado com W_q: os escores saíram Q Qᵀ (e simétricos). Cada papel tem a sua matriz: "
              "K = X @ W_k.",
              resposta=_saida_com(lambda Q, K, V, X, r: softmax(Q @ Q.T / r)), formato=_SAIDA),
+        Erro("W @ X",
+             "Você calculou as projeções com **W @ X** em vez de **X @ W**. Cada token é uma **linha** de X, de forma "
+             "(n, d_model), e W tem forma (d_model, d): a conta que fecha é X @ W = (n, d) — uma linha por token. "
+             "W @ X só roda quando as formas são quadradas.",
+             resposta=_so_se_roda(_w_vezes_x), formato=_SAIDA),
+        Erro("Q @ K sem transpor",
+             "Você calculou os escores com Q @ K, sem transpor K. O escore [i, j] é o produto escalar da query i com a "
+             "key j: Q @ K.T, (n, d_k) @ (d_k, n) = (n, n). Sem o .T, a conta só roda quando n = d_k — e mistura "
+             "coordenadas com tokens.",
+             resposta=_so_se_roda(_saida_com(lambda Q, K, V, X, r: softmax(Q @ K / r))), formato=_SAIDA),
         Erro("só a saída",
              "As saídas estão certas, mas a função deve devolver o **par** (saídas, pesos): return pesos @ V, pesos.",
              quando=_so_a_saida),
@@ -266,6 +322,19 @@ AUTOATENCAO = Exercicio(
              "softmax(Q Kᵀ / √d_k) em cada linha.",
              quando=lambda y, certo, _caso: _saida_certa(y, certo)),
     ],
+    regras=[
+        Regra("usou a atenção pronta",
+              "escrever a atenção você mesmo, sem attention.scaled_dot_product_attention (nem "
+              "attention.multi_head_attention), que já faz tudo. Escreva as projeções, os escores Q @ K.T / √d_k, a "
+              "softmax de cada linha (attention.softmax serve) e pesos @ V.",
+              lambda fn: _usa_da_biblioteca(fn, {"scaled_dot_product_attention", "multi_head_attention"})),
+        Regra("usou um laço",
+              "a forma **matricial**, sem laço (nem for, nem while, nem compreensão de lista, nem map). Um Q @ K.T "
+              "calcula os escores de todas as queries contra todas as keys de uma vez, a softmax com axis=-1 age em "
+              "cada linha, e pesos @ V mistura os values de todas as queries; as três projeções também se escrevem "
+              "uma a uma (Q = X @ W_q, …).",
+              tem_laco),
+    ],
     explica_forma=_explica_forma_autoatencao,
     dica_de_forma="As saídas têm uma linha por token e d_v colunas (pesos @ V, com V = X @ W_v); os pesos são (n, n).",
     mostrar_valores=False,
@@ -279,15 +348,18 @@ def check_autoatencao(fn: Callable[..., Any]) -> bool:
     ``Q, K, V = X @ W_q, X @ W_k, X @ W_v``; ``pesos = softmax(Q Kᵀ / √d_k)`` em cada linha;
     ``saídas = pesos @ V``. Casos: ``X`` ``(5, 4)`` com as três ``W`` ``(4, 3)`` (``d_model = 4`` e
     ``d_k = 3`` diferentes de propósito; quase todo erro roda e se reconhece pelo valor), ``X`` ``(6, 4)``
-    com ``W_v`` ``(4, 2)`` (``d_v ≠ d_k``), o primeiro caso com ``X`` multiplicado por 30 (escores
-    enormes) e o padrão de estabilidade da coleção (linhas de escores a milhares de distância, uma linha
-    muito espalhada, float32). Reconhece cada erro de :data:`AUTOATENCAO`: softmax instável (sem
-    subtrair o máximo, subtraindo o mínimo, um máximo só para a matriz inteira), escala por ``√d_model``
-    em vez de ``√d_k``, sem escala, por ``d_k``, vezes ``√d_k``, softmax no eixo errado, o
-    ``keepdims=True`` esquecido (na soma ou no máximo de uma softmax feita à mão), sem softmax, keys
-    somadas no lugar dos values, ``X`` no lugar de ``V`` (ou de Q, K e V), K e V trocados, Q e K
-    trocados, ``W_q`` usada também para K, só a saída devolvida, o par na ordem trocada, os pesos
-    transpostos e os escores no lugar dos pesos; os erros de forma (``W @ X``, ``Q @ K`` sem transpor)
-    são explicados com as formas do caso.
+    com ``W_v`` ``(4, 2)`` (``d_v ≠ d_k``), ``d_k = 2`` (quem escreve o √3 do notebook), o primeiro caso com
+    ``X`` multiplicado por 30 (escores enormes), um caso quadrado (``n = d_model = d_k = 4``, onde ``W @ X`` e
+    ``Q @ K`` rodam) e o padrão de estabilidade da coleção (uma linha de escores muito negativos, linhas de
+    escores a milhares de distância, uma linha muito espalhada, float32). Com as respostas certas, as regras
+    do enunciado: sem laço (a forma matricial) e sem ``attention.scaled_dot_product_attention``.
+    Reconhece cada erro de :data:`AUTOATENCAO`: softmax instável (subtraindo o máximo só quando positivo, sem
+    subtrair o máximo, subtraindo o mínimo, um máximo só para a matriz inteira; e qualquer outro NaN), escala
+    por ``√d_model`` ou por ``√n`` em vez de ``√d_k``, o ``d_k`` de fora da função, sem escala, por ``d_k``,
+    vezes ``√d_k``, softmax no eixo errado, o ``keepdims=True`` esquecido (na soma ou no máximo de uma softmax
+    feita à mão), a divisão pela soma da matriz inteira, sem softmax, keys somadas no lugar dos values, ``X``
+    no lugar de ``V`` (ou de Q, K e V), K e V trocados, Q e K trocados, ``W_q`` usada também para K, ``W @ X``,
+    ``Q @ K`` sem transpor (os dois também explicados com as formas dos casos em que não rodam), só a saída
+    devolvida, o par na ordem trocada, os pesos transpostos, os escores no lugar dos pesos e outros pesos.
     """
     return conferir(AUTOATENCAO, fn)

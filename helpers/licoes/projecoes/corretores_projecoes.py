@@ -56,6 +56,7 @@ _FORMAS_ERRADAS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "X @ W.T": lambda X, W: X @ W.T,
     "(X @ W).T": lambda X, W: (X @ W).T,
     "X * W": lambda X, W: X * W,
+    "X.T @ W": lambda X, W: X.T @ W,
 }
 
 
@@ -195,6 +196,11 @@ PROJECOES = Exercicio(
              "Você usou * (produto elemento a elemento) em vez de @ (produto de matrizes). Cada coordenada da query é "
              "uma **soma** de produtos: Q[i, c] = Σⱼ X[i, j]·W_q[j, c]. Isso é X @ W_q.",
              quando=_cada_componente("X * W")),
+        Erro("X.T @ W",
+             "Você transpôs **X** (X.T @ W): as linhas de X.T são as coordenadas do embedding, não os tokens, e a conta "
+             "só roda quando n = d_model. Cada token já é uma linha de X, (n, d_model), e X @ W (sem transpor nada) dá "
+             "uma linha por token.",
+             quando=_cada_componente("X.T @ W")),
         *_erros_de_papel(),
     ],
     explica_forma=_explica_forma_projecoes,
@@ -212,7 +218,8 @@ def check_projecoes(fn: Callable[..., Any]) -> bool:
     um retangular (``X`` ``(5, 4)``, ``W_q`` e ``W_k`` ``(4, 3)``, ``W_v`` ``(4, 2)``, onde vários
     erros viram erro de forma). Reconhece cada erro de :data:`PROJECOES`: ``W @ X`` no lugar de
     ``X @ W`` (e o erro de forma que ele causa), pesos transpostos (``X @ W.T``), o resultado transposto
-    (``(X @ W).T``), ``*`` no lugar de ``@``, a mesma matriz em três ou em dois papéis, papéis trocados
-    (K e V, Q e K, Q e V, a ordem circular); uma resposta que não é o trio ``(Q, K, V)`` é explicada.
+    (``(X @ W).T``), ``*`` no lugar de ``@``, ``X`` transposta (``X.T @ W``), a mesma matriz em três ou em
+    dois papéis, papéis trocados (K e V, Q e K, Q e V, a ordem circular); uma resposta que não é o trio
+    ``(Q, K, V)`` é explicada.
     """
     return conferir(PROJECOES, fn)

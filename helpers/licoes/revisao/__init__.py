@@ -14,7 +14,7 @@ mostra e corrige. É um pacote, na ordem do notebook; o notebook usa só este no
 
 # os símbolos dos vereditos, que os testes leem como ``licao.OK`` (vêm de helpers.corretor)
 from ...corretor import ERRO, OK, PENDENTE
-from .corretores import MECANISMO, check_mecanismo
+from .corretores import MECANISMO, SO_NUMPY, check_mecanismo
 from .figuras import figura_mecanismo
 from .paineis import (
     MAPA_DIVERGENTE,
@@ -32,6 +32,7 @@ from .quiz import (
     QuizClicavel,
     avaliar_resposta,
     check_quiz,
+    corrigir_resposta,
     quiz_clicavel,
     quiz_em_html,
     selecionar_perguntas,
@@ -44,7 +45,8 @@ __all__ = [
     "PREVISAO_K3", "prever_k3_esticada",
     "figura_mecanismo",
     "PERGUNTAS_DO_NUCLEO", "PERGUNTAS_OPCIONAIS", "QUIZ", "QuizClicavel", "avaliar_resposta", "check_quiz",
+    "corrigir_resposta",
     "quiz_clicavel", "quiz_em_html", "selecionar_perguntas", "texto_do_quiz",
-    "MECANISMO", "check_mecanismo",
+    "MECANISMO", "SO_NUMPY", "check_mecanismo",
     "ERRO", "OK", "PENDENTE",
 ]

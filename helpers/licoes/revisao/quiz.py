@@ -1,6 +1,7 @@
 """O quiz de revisão (notebook ``revisao``): ler a resposta (letra, número com vírgula ou ponto, unidade de
-bytes), corrigir com o equívoco que ela revela (:func:`avaliar_resposta`), o corretor digitado
-:func:`check_quiz`, o quiz clicável e as perguntas em texto (HTML e Markdown).
+bytes), corrigir com o equívoco que ela revela (:func:`corrigir_resposta`, um :class:`~helpers.corretor.Veredito`
+como o dos outros corretores; :func:`avaliar_resposta` é a mesma correção como ``(situação, mensagem)``), o
+corretor digitado :func:`check_quiz`, o quiz clicável e as perguntas em texto (HTML e Markdown).
 
 O notebook usa o quiz em duas partes: no núcleo, :data:`PERGUNTAS_DO_NUCLEO` (uma pergunta por etapa da
 trilha, fora as que repetem os equívocos da seção 3); num bloco opcional, :data:`PERGUNTAS_OPCIONAIS`. Cada
@@ -17,8 +18,9 @@ from typing import Any
 import ipywidgets as W
 from IPython.display import HTML
 
-from ...corretor import ERRO, OK, PENDENTE, corretor_de
+from ...corretor import ERRO, OK, PENDENTE, Veredito, corretor_de
 from ...data import bate_na_precisao, carregar_quiz, casas_escritas
+from ...respostas import RespostaInvalida, ler_numero, tupla_da_virgula
 
 _LETRAS_SOLTAS = "()[]. )"
 
@@ -60,7 +62,10 @@ def _numero_da_resposta(resposta: Any) -> float | None:
     if isinstance(resposta, bool):
         return None
     if isinstance(resposta, str):
-        lido = _ler_texto_numerico(resposta)
+        try:
+            lido = _ler_texto_numerico(resposta)
+        except RespostaInvalida:
+            return None
         return None if lido is None or lido[2] else lido[0]
     try:
         valor = float(resposta)
@@ -80,38 +85,37 @@ _BYTES_DECIMAIS = {"kb": 10**3, "mb": 10**6, "gb": 10**9}
 _BITS_DECIMAIS = re.compile(r"^[kKmMgG]b$")
 #: "unidades" de uma razão ("16 vezes", "16x")
 _VEZES = {"x", "×", "vezes", "vez"}
-_TEXTO_NUMERICO = re.compile(r"^\s*([+-]?[\d\s\u00a0\u202f.,]*\d)\s*([^\d\s].*?)?\s*$")
 
 
 def _ler_texto_numerico(texto: str) -> tuple[float, int, str] | None:
     """``"0,67"`` → ``(0.67, 2, "")``; ``"128 KiB"`` → ``(128.0, 0, "KiB")``; ``"131 072 bytes"`` →
-    ``(131072.0, 0, "bytes")``; ``"1.234,5"`` → ``(1234.5, 1, "")``. Vírgula ou ponto decimal; espaços
-    separam milhares; com ponto **e** vírgula, o último é o decimal. ``None`` se não for um número."""
-    m = _TEXTO_NUMERICO.match(texto)
-    if not m:
-        return None
-    numero, unidade = re.sub(r"[\s\u00a0\u202f]", "", m.group(1)), (m.group(2) or "").strip()
-    if "," in numero and "." in numero:
-        decimal = "," if numero.rfind(",") > numero.rfind(".") else "."
-        numero = numero.replace("." if decimal == "," else ",", "").replace(",", ".")
-    else:
-        numero = numero.replace(",", ".")
-    if numero.count(".") > 1:
-        return None
-    try:
-        valor = float(numero)
-    except ValueError:
-        return None
-    casas = len(numero.split(".", 1)[1]) if "." in numero else 0
-    return valor, casas, unidade
+    ``(131072.0, 0, "bytes")``: o leitor de números da coleção (:func:`helpers.respostas.ler_numero`).
+    ``None`` se não for um número; levanta :class:`RespostaInvalida` se for ambíguo ("4.160")."""
+    lido = ler_numero(texto)
+    return None if lido is None else (lido.valor, lido.casas, lido.unidade)
+
+
+#: os equívocos que o quiz reconhece em qualquer pergunta numérica (fora os de cada pergunta, nos dados)
+MENOS_CASAS = "arredondou com menos casas que as pedidas"
+CORTOU = "cortou as casas em vez de arredondar"
+KB_DECIMAL = "unidade decimal no lugar da binária (KB ≠ KiB)"
+KB_BITS = "b minúsculo é bit (kb ≠ KiB)"
+EQUIVOCOS_GERAIS = (MENOS_CASAS, CORTOU, KB_DECIMAL, KB_BITS)
 
 
 def _ler_numero(pergunta: Any, resposta: Any) -> tuple[float, int, str] | str:
     """A resposta numérica na unidade que a pergunta pede: ``(valor, casas escritas, observação)``, ou o
-    texto do problema (não é número, unidade que não se converte)."""
+    texto do problema de formato (não é número, número ambíguo como "4.160", ``0,67`` escrito em Python — que
+    vira a tupla ``(0, 67)`` —, unidade que não se converte). Uma observação que começa com "Atenção" é um
+    equívoco de unidade (:data:`KB_DECIMAL`, :data:`KB_BITS`)."""
     unidade_pedida = pergunta.unidade
+    if (explicacao := tupla_da_virgula(resposta)) is not None:
+        return explicacao
     if isinstance(resposta, str):
-        lido = _ler_texto_numerico(resposta)
+        try:
+            lido = _ler_texto_numerico(resposta)
+        except RespostaInvalida as ambiguo:
+            return str(ambiguo)
         if lido is None:
             exemplo = f"por exemplo 128 ou 128 {unidade_pedida}" if unidade_pedida else "por exemplo 3 ou 0,25"
             return f"a resposta é um número ({exemplo}); veio {resposta!r}"
@@ -162,11 +166,11 @@ def _bate_com_erro(erro: Any, valor: float, casas: int) -> bool:
     return bate_na_precisao(valor, erro.valor, erro.casas, casas)
 
 
-def _quase(pergunta: Any, valor: float, casas: int) -> str:
+def _quase(pergunta: Any, valor: float, casas: int) -> tuple[str, str]:
     """Se ``valor`` é a resposta arredondada com menos casas que as pedidas, ou cortada em vez de
-    arredondada, o aviso que diz isso (a ideia estava certa); senão ``""``."""
+    arredondada, ``(equívoco, aviso)`` — a ideia estava certa; senão ``("", "")``."""
     if pergunta.casas is None or pergunta.casas == 0 or casas > pergunta.casas:
-        return ""
+        return "", ""
     certo = float(pergunta.resposta)
     fator = 10 ** casas
     arredondado = math.floor(certo * fator + 0.5) / fator
@@ -175,52 +179,74 @@ def _quase(pergunta: Any, valor: float, casas: int) -> str:
     pedido = _fmt_num(math.floor(certo * 10 ** pergunta.casas + 0.5) / 10 ** pergunta.casas)
     nome = {1: "uma casa", 2: "duas casas", 3: "três casas"}.get(pergunta.casas, f"{pergunta.casas} casas")
     if casas < pergunta.casas and math.isclose(valor, arredondado, abs_tol=1e-9):
-        return f"Quase: a ideia está certa, mas a pergunta pede {nome} decimais. Arredonde para {nome}: {mostrar} → {pedido}."
+        return MENOS_CASAS, (f"Quase: a ideia está certa, mas a pergunta pede {nome} decimais. Arredonde para "
+                             f"{nome}: {mostrar} → {pedido}.")
     if not math.isclose(arredondado, cortado, abs_tol=1e-9) and math.isclose(valor, cortado, abs_tol=1e-9):
-        return f"Quase: a ideia está certa, mas você cortou as casas em vez de arredondar. Com {nome}: {mostrar} → {pedido}."
-    return ""
+        return CORTOU, (f"Quase: a ideia está certa, mas você cortou as casas em vez de arredondar. Com {nome}: "
+                        f"{mostrar} → {pedido}.")
+    return "", ""
 
 
-def avaliar_resposta(pergunta: Any, resposta: Any) -> tuple[str, str]:
-    """Corrige uma resposta: ``(situação, mensagem)``, com situação ``"certa"``, ``"errada"`` ou ``"pendente"``.
+def corrigir_resposta(pergunta: Any, resposta: Any) -> Veredito:
+    """Corrige uma resposta e devolve o :class:`~helpers.corretor.Veredito`, como os outros corretores da coleção.
 
-    A mensagem diz, em português, **por que** a resposta está errada — o equívoco que a opção escolhida
-    (ou o valor errado reconhecido) revela e a explicação — e qual notebook rever. Nas numéricas, aceita
-    vírgula decimal, o arredondamento até a precisão pedida (0,67 para 0,665…) e a unidade, quando a
-    pergunta pede uma ("128 KiB", ou "131072 bytes", convertido).
+    ``erro`` é ``None`` (certa), ``"pendente"`` (sem resposta), ``"tipo"`` (um problema de formato: uma letra que
+    não é opção, um texto que não é número, um número ambíguo como "4.160", ``0,67`` escrito em Python — a tupla
+    ``(0, 67)`` —, uma unidade desconhecida; nada é revelado), o **equívoco** que a opção escolhida ou o valor
+    errado revela (os dos dados, ou um de :data:`EQUIVOCOS_GERAIS`), ou ``"valor"`` (um número que nenhum equívoco
+    explica: a mensagem traz a dica). A mensagem diz, em português, **por que** a resposta está errada e qual
+    notebook rever. Nas numéricas, aceita vírgula decimal, milhares com espaço ("131 072"), o arredondamento até a
+    precisão pedida (0,67 para 0,665…) e a unidade, quando a pergunta pede uma ("128 KiB", ou "131072 bytes",
+    convertido). O leitor de números é o da coleção (:func:`helpers.respostas.ler_numero`).
     """
     cab = f"Pergunta {pergunta.numero}"
     rever = f"\n      ↪ reveja o {pergunta.revisar}."
     if resposta is None or (isinstance(resposta, str) and not resposta.strip()):
-        return "pendente", f"{PENDENTE} {cab}: ainda não respondida."
+        return Veredito(False, f"{PENDENTE} {cab}: ainda não respondida.", "pendente")
     if pergunta.tipo == "escolha":
         letras = ", ".join(pergunta.opcoes)
         letra = _letra(resposta)
         if letra is None or letra not in pergunta.opcoes:
-            return "errada", (f"{ERRO} {cab}: responda com uma das letras {letras}, como texto (entre aspas, "
-                              f"por exemplo \"a\"); veio {resposta!r}.")
+            return Veredito(False, f"{ERRO} {cab}: responda com uma das letras {letras}, como texto (entre aspas, "
+                                   f"por exemplo \"a\"); veio {resposta!r}.", "tipo")
         if letra == pergunta.resposta:
-            return "certa", f"{OK} {cab}: ({letra}) certo! {pergunta.explicacao}"
+            return Veredito(True, f"{OK} {cab}: ({letra}) certo! {pergunta.explicacao}")
         equivoco = pergunta.equivocos.get(letra)
         nome = f"Equívoco: {equivoco}. " if equivoco else ""
-        return "errada", f"{ERRO} {cab}: ({letra}) não. {nome}{pergunta.erros[letra]}" + rever
+        return Veredito(False, f"{ERRO} {cab}: ({letra}) não. {nome}{pergunta.erros[letra]}" + rever,
+                        equivoco or "valor")
     lido = _ler_numero(pergunta, resposta)
     if isinstance(lido, str):
-        return "errada", f"{ERRO} {cab}: {lido}."
+        return Veredito(False, f"{ERRO} {cab}: {lido}.", "tipo")
     valor, casas, observacao = lido
     obs = f" ({observacao})" if observacao and not observacao.startswith("Atenção") else ""
     unidade = f" {pergunta.unidade}" if pergunta.unidade else ""
     if _confere(pergunta, valor, casas):
-        return "certa", f"{OK} {cab}: {_fmt_num(valor)}{unidade}{obs}, certo! {pergunta.explicacao}"
+        return Veredito(True, f"{OK} {cab}: {_fmt_num(valor)}{unidade}{obs}, certo! {pergunta.explicacao}")
     aviso = f" {observacao}." if observacao.startswith("Atenção") else ""
     for erro in pergunta.erros_numericos:
         if _bate_com_erro(erro, valor, casas):
             nome = f"Equívoco: {erro.equivoco}. " if erro.equivoco else ""
-            return "errada", f"{ERRO} {cab}: {_fmt_num(valor)}{unidade}{obs} não.{aviso} {nome}{erro.explicacao}" + rever
-    quase = _quase(pergunta, valor, casas) if not observacao else ""
+            return Veredito(False, f"{ERRO} {cab}: {_fmt_num(valor)}{unidade}{obs} não.{aviso} {nome}{erro.explicacao}"
+                                   + rever, erro.equivoco or "valor")
+    if aviso:  # o número só está errado por causa da unidade: é esse o equívoco
+        equivoco = KB_BITS if "b minúsculo" in observacao else KB_DECIMAL
+        return Veredito(False, f"{ERRO} {cab}: {_fmt_num(valor)}{unidade} não.{aviso} Equívoco: {equivoco}." + rever,
+                        equivoco)
+    equivoco, quase = _quase(pergunta, valor, casas) if not observacao else ("", "")
     if quase:
-        return "errada", f"{ERRO} {cab}: {_fmt_num(valor)}{unidade} não. {quase}"
-    return "errada", f"{ERRO} {cab}: {_fmt_num(valor)}{unidade}{obs} não.{aviso} Dica. {pergunta.dica}" + rever
+        return Veredito(False, f"{ERRO} {cab}: {_fmt_num(valor)}{unidade} não. {quase}", equivoco)
+    return Veredito(False, f"{ERRO} {cab}: {_fmt_num(valor)}{unidade}{obs} não. Dica. {pergunta.dica}" + rever,
+                    "valor")
+
+
+def avaliar_resposta(pergunta: Any, resposta: Any) -> tuple[str, str]:
+    """Corrige uma resposta: ``(situação, mensagem)``, com situação ``"certa"``, ``"errada"`` ou ``"pendente"``
+    (a mensagem e o diagnóstico são os de :func:`corrigir_resposta`; um problema de formato conta como
+    "errada": a resposta precisa ser reescrita)."""
+    veredito = corrigir_resposta(pergunta, resposta)
+    situacao = "certa" if veredito.ok else "pendente" if veredito.erro == "pendente" else "errada"
+    return situacao, veredito.mensagem
 
 class _Quiz:
     """O quiz visto como um exercício, para o guia do instrutor: o nome e os equívocos que ele reconhece
@@ -235,7 +261,7 @@ class _Quiz:
             for n in novos:
                 if n and n not in nomes:  # sem repetir, nem dentro da mesma pergunta
                     nomes.append(n)
-        return nomes
+        return nomes + [n for n in EQUIVOCOS_GERAIS if n not in nomes]
 
 
 QUIZ = _Quiz()
