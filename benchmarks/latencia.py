@@ -7,9 +7,9 @@ em volta do ``controle.value = …``: inclui o observador, as contas, o redesenh
 PNG — tudo o que acontece antes de a imagem nova estar pronta para o navegador.
 
 A razão relatada é a mediana de um movimento dividida pela mediana de redesenhar por inteiro e
-codificar a mesma figura (``plots.png(painel.fig)``, sem mudar nada): o painel redesenha só o que
-muda (:mod:`helpers._redesenho`), então abaixo de 1 é o ganho disso; perto de 1 ou acima, o painel
-está refazendo a figura inteira (ou as contas pesam).
+codificar a mesma figura (``plots.png(painel.fig)``, sem mudar nada): o painel redesenha só os artistas
+animados sobre o fundo guardado (*blitting*, :class:`helpers.paineis.Painel`), então abaixo de 1 é o ganho
+disso; perto de 1 ou acima, o painel está refazendo a figura inteira (ou as contas pesam).
 """
 
 from __future__ import annotations
@@ -174,7 +174,8 @@ def medir_painel(nome: str, fabrica: Callable[[], Any], n_movimentos: int = 30) 
                 "o tempo é o do matplotlib redesenhando o que muda e codificando a figura; o remédio é mudar menos "
                 "(menos textos, marcas e legendas que mudam) ou uma figura menor." if mediana / piso < 0.8 else
                 "o painel está redesenhando a figura inteira (limites de eixo que mudam, artistas criados a cada "
-                "movimento: veja Redesenho.motivo) ou as contas pesam; o remédio é mudar os artistas no lugar."
+                "movimento, um artista que muda sem estar em `animados`) ou as contas pesam; o remédio é mudar os "
+                "artistas no lugar e passá-los em `animados`."
             )
         )
     return linha

@@ -1,15 +1,21 @@
 """A base dos painéis interativos (ipywidgets): :class:`Painel` e os controles.
 
 Todo painel é um :class:`Painel`: controles (sliders, caixas) à esquerda, a figura à direita e,
-embaixo, um texto com os números do momento. Mover um controle chama ``atualizar``, que refaz as
-contas (com o núcleo, :mod:`helpers.attention`), muda os artistas da figura no lugar e renderiza um
-PNG para um widget ``Image``. Isso funciona igual no JupyterLab, no Voilà e em testes sem navegador:
-``painel.controles["angulo_q"].value = 90`` atualiza ``painel.estado`` e ``painel.texto.value``.
+embaixo, os números do momento em HTML (uma tabela que se pode copiar e que um leitor de tela lê).
+Mover um controle chama ``atualizar``, que refaz as contas (com o núcleo, :mod:`helpers.attention`),
+muda os artistas da figura no lugar e renderiza um PNG para um widget ``Image``. Isso funciona igual
+no JupyterLab, no Voilà e em testes sem navegador: ``painel.controles["angulo_q"].value = 90``
+atualiza ``painel.estado`` e ``painel.texto.value``.
 
-A figura é redesenhada só no que muda (:mod:`helpers._redesenho`): o painel descobre sozinho quais
-artistas as contas mudam e, a cada movimento, redesenha esses e o que fica por cima deles sobre um
-fundo guardado — a mesma imagem, pixel a pixel, do desenho completo, em uma fração do tempo. Quem
-escreve um painel só precisa mudar os artistas pelos métodos ``set_*`` (ou ``xy`` de uma anotação).
+A figura carrega os gráficos; os números que o estudante lê vão para o HTML (``"html"`` no estado),
+que custa quase nada para atualizar. Para desenhar, o painel usa o *blitting* do matplotlib, só com
+a API pública (o mesmo idioma do guia de animação dele): os artistas que mudam a cada movimento,
+passados em ``animados``, ficam ``set_animated(True)``; o resto da figura é desenhado uma vez e
+guardado (``canvas.copy_from_bbox``); a cada movimento, o fundo volta (``restore_region``) e só os
+animados são desenhados por cima (``fig.draw_artist``), na ordem de ``zorder``. Se algo fora dos
+animados muda (limites de um eixo, um título, um artista novo), o matplotlib marca a figura como
+``stale`` e o painel a desenha inteira de novo, refazendo o fundo. Sem ``animados``, todo movimento
+é um desenho completo. Os animados ficam por cima do resto (da grade, de textos fixos).
 
 Cada painel também deixa uma figura estática do seu estado inicial (``painel.figura_estatica()``),
 para que o notebook se leia bem no GitHub, num PDF e no nbval. Os painéis de cada notebook moram na
@@ -18,16 +24,19 @@ lição dele (:mod:`helpers.licoes`).
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import ipywidgets as W
+import numpy as np
 from IPython.display import Image
+from matplotlib.artist import Artist
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from . import plots
-from ._redesenho import Redesenho
 
 
 def casas_do_passo(passo: float) -> int:
@@ -86,6 +95,10 @@ class Painel(W.VBox):
         um dicionário de números que o painel mostra. A chave ``"html"``, se houver, é o texto
         mostrado embaixo da figura.
     titulo : uma linha em negrito acima do painel.
+    animados : os artistas que ``calcular`` muda a cada movimento (linhas, barras, setas, imagens): só eles
+        são redesenhados, sobre o fundo guardado. Mude-os pelos métodos ``set_*`` do matplotlib.
+
+    ``completos`` e ``blits`` contam os desenhos de cada tipo (para testes e benchmarks).
     """
 
     def __repr__(self) -> str:
@@ -98,12 +111,18 @@ class Painel(W.VBox):
         controles: Mapping[str, W.ValueWidget],
         calcular: Callable[[dict[str, Any]], dict[str, Any]],
         titulo: str = "",
+        animados: Iterable[Artist] = (),
     ):
         self.fig = fig
+        self.canvas = FigureCanvasAgg(fig)  # o canvas fica com a figura: o matplotlib guarda nele o que já mediu
+        self.animados = sorted(animados, key=lambda a: a.get_zorder())  # a ordem do desenho completo
+        for artista in self.animados:
+            artista.set_animated(True)
+        self._fundo: Any = None  # a figura sem os animados, guardada depois de um desenho completo
+        self.completos = 0
+        self.blits = 0
         self.controles = dict(controles)
         self._calcular = calcular
-        self._redesenho = Redesenho(fig)
-        self._png = plots.CodificadorPng()  # só comprime de novo as faixas da imagem que mudaram
         self.imagem = W.Image(format="png", layout=W.Layout(max_width="100%"))
         self.texto = W.HTML()
         self.estado: dict[str, Any] = {}
@@ -114,10 +133,6 @@ class Painel(W.VBox):
         for controle in self.controles.values():
             controle.observe(self._ao_mudar, names="value")
         self.atualizar()
-        # as contas de novo, com os mesmos valores: o que elas mudam é o que se redesenha a cada
-        # movimento; o fundo (o resto) fica pronto já, e o primeiro movimento é tão rápido quanto os outros
-        self._redesenho.aprender(lambda: self._calcular(self.valores()))
-        self._redesenho.desenhar()
 
     def valores(self) -> dict[str, Any]:
         """O valor atual de cada controle."""
@@ -126,13 +141,27 @@ class Painel(W.VBox):
     def _ao_mudar(self, _mudanca: Any) -> None:
         self.atualizar()
 
+    def desenhar(self) -> None:
+        """Desenha a figura no canvas: só os animados sobre o fundo guardado (*blit*) quando nada mais mudou;
+        senão, a figura inteira (o matplotlib pula os animados), guarda o fundo e põe os animados por cima."""
+        if self._fundo is not None and not self.fig.stale:
+            self.canvas.restore_region(self._fundo)
+            self.blits += 1
+        else:
+            self.canvas.draw()
+            self._fundo = self.canvas.copy_from_bbox(self.fig.bbox) if self.animados else None
+            self.completos += 1
+        for artista in self.animados:
+            if artista.get_visible() and (artista.axes is None or artista.axes.get_visible()):
+                self.fig.draw_artist(artista)
+
     def atualizar(self) -> dict[str, Any]:
         """Recalcula, redesenha e devolve o novo estado (também guardado em ``self.estado``)."""
         inicio = time.perf_counter()
         estado = self._calcular(self.valores())
         self.texto.value = estado.get("html", "")
-        self._redesenho.desenhar()
-        self.imagem.value = self._png.png(self._redesenho.pixels())
+        self.desenhar()
+        self.imagem.value = plots.png_do_canvas(self.canvas)
         self.estado = estado
         self.ultimo_tempo_ms = (time.perf_counter() - inicio) * 1000
         return estado
@@ -156,7 +185,40 @@ class Painel(W.VBox):
         return Image(data=self.imagem.value, format="png")
 
 
+def polar(angulo_graus: float, comprimento: float) -> np.ndarray:
+    """O vetor ``(2,)`` de ``comprimento`` que faz ``angulo_graus`` com o eixo x."""
+    a = math.radians(angulo_graus)
+    return np.array([comprimento * math.cos(a), comprimento * math.sin(a)])
+
+
+def sliders_polares(angulo_q: float, comprimento_q: float, angulo_k: float, comprimento_k: float,
+                    mover_k: bool = True) -> dict[str, W.ValueWidget]:
+    """Os sliders de ângulo (graus) e comprimento de ``q`` (e de ``k``, com ``mover_k``) dos painéis de setas no plano."""
+    controles: dict[str, W.ValueWidget] = {
+        "angulo_q": slider("ângulo de q (graus)", angulo_q, -180, 180, 5),
+        "comprimento_q": slider("comprimento |q|", comprimento_q, 0, 2.8, 0.1),
+    }
+    if mover_k:
+        controles["angulo_k"] = slider("ângulo de k (graus)", angulo_k, -180, 180, 5)
+        controles["comprimento_k"] = slider("comprimento |k|", comprimento_k, 0, 2.8, 0.1)
+    return controles
+
+
 def tabela(linhas: list[tuple[str, str]]) -> str:
+    """Pares ``(rótulo, valor)`` como uma tabela HTML de duas colunas (o valor em negrito)."""
     corpo = "".join(f"<tr><td style='padding-right:1em'>{a}</td><td><b>{b}</b></td></tr>" for a, b in linhas)
     return f"<table style='font-size:1.15em'>{corpo}</table>"
 
+
+def tabela_matriz(titulo: str, M: Any, linhas: list[str], colunas: list[str], casas: int = 2, cor: str = "") -> str:
+    """A matriz ``M`` ``(len(linhas), len(colunas))`` como uma tabela HTML pequena, com ``titulo`` em cima."""
+    estilo = "style='padding:0 0.45em;text-align:right'"
+    cab = "<tr><th></th>" + "".join(f"<th {estilo}>{c}</th>" for c in colunas) + "</tr>"
+    def numero(x: float) -> str:
+        texto = f"{x:.{casas}f}"
+        return texto[1:] if texto.startswith("-") and float(texto) == 0 else texto  # sem "-0.00"
+
+    corpo = "".join(f"<tr><th {estilo}>{nome}</th>" + "".join(f"<td {estilo}>{numero(x)}</td>" for x in linha) + "</tr>"
+                    for nome, linha in zip(linhas, M))
+    titulo = f"<b style='color:{cor}'>{titulo}</b>" if cor else f"<b>{titulo}</b>"
+    return f"<div style='margin:0 1.2em 0.6em 0'>{titulo}<table>{cab}{corpo}</table></div>"

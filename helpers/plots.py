@@ -3,22 +3,19 @@
 Toda figura da coleção (as estáticas dos notebooks e as dos painéis) usa o que está aqui: a paleta de
 Okabe–Ito (segura para daltonismo) para categorias, ``viridis``/``cividis`` para mapas de calor, um
 estilo padrão e um estilo de apresentação (fontes e linhas grandes, para o projetor) e a conversão
-rápida de uma figura em PNG. As figuras de cada notebook moram na lição dele (:mod:`helpers.licoes`).
+de uma figura em PNG (pelo Pillow). As figuras de cada notebook moram na lição dele (:mod:`helpers.licoes`).
 """
 
 from __future__ import annotations
 
 import io
-import struct
-import zlib
 
 import matplotlib as mpl
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-
-from ._agg_rapido import CanvasRapido
+from PIL import Image
 
 #: Okabe–Ito: distinguíveis por quem tem daltonismo e legíveis num projetor.
 CORES = {
@@ -129,109 +126,41 @@ def nova_figura(largura: float = 8.0, altura: float = 4.0, ncols: int = 1, nrows
 
 
 def png(fig: Figure, dpi: float | None = None) -> bytes:
-    """Os bytes PNG da figura (o que um painel mostra e o que a figura estática exibe).
+    """Os bytes PNG da figura inteira, desenhada de novo (o que uma figura estática exibe).
 
-    A figura ganha um canvas Agg que fica com ela (``savefig`` criaria um canvas e um renderizador
-    novos a cada chamada, e perderia o cache de medidas de texto do matplotlib) — um que lembra os
-    textos já desenhados (:mod:`helpers._agg_rapido`: os mesmos pixels, bem mais rápido) —, e os
-    pixels viram PNG por :func:`png_dos_pixels`.
+    A figura ganha um canvas Agg que fica com ela (o matplotlib guarda nele o que já mediu); com outro
+    ``dpi``, vale o ``savefig`` de sempre.
     """
     if dpi is not None and dpi != fig.dpi:
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
         return buf.getvalue()
-    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else CanvasRapido(fig)
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
     canvas.draw()
+    return png_do_canvas(canvas)
+
+
+def png_do_canvas(canvas: FigureCanvasAgg) -> bytes:
+    """Os bytes PNG do que está desenhado agora em ``canvas`` (sem desenhar de novo)."""
     return png_dos_pixels(np.asarray(canvas.buffer_rgba()))
 
 
 def png_dos_pixels(rgba: np.ndarray) -> bytes:
-    """Os bytes PNG de pixels ``(altura, largura, 4)`` em uint8 — a mesma imagem, sem perdas.
+    """Os bytes PNG de pixels ``(altura, largura, 4)`` em uint8 — a mesma imagem, sem perdas (Pillow).
 
-    Depois do desenho, é o que mais pesa numa atualização de painel, e no navegador é a imagem que
-    chega e é decodificada; então é feito para ser rápido, com o PNG montado aqui mesmo (três blocos):
-
-    - sem o canal alfa quando a figura é toda opaca (o normal: fundo branco) — um quarto a menos
-      de dados para comprimir, enviar e decodificar;
-    - cada linha guardada como a diferença para a de cima (o filtro "Up" do PNG, uma subtração do
-      numpy): numa figura, quase tudo vira zero e comprime bem, sem a escolha de filtro linha a
-      linha que o Pillow faz (que custa mais que a compressão);
-    - zlib nível 1: bem mais rápido que o nível padrão 6, com um arquivo pouco maior.
-
-    Ao todo, cerca de 3× mais rápido que ``savefig`` ou o Pillow, com arquivos do mesmo tamanho.
+    Sem o canal alfa quando a imagem é toda opaca (o normal: fundo branco): um quarto a menos de dados
+    para comprimir, enviar e decodificar; e compressão de nível 1, bem mais rápida que a padrão, com um
+    arquivo pouco maior.
     """
-    filtrado, cabecalho = _filtrar(rgba)
-    return _montar_png(cabecalho, zlib.compress(filtrado, 1))
-
-
-def _filtrar(rgba: np.ndarray) -> tuple[np.ndarray, bytes]:
-    """As linhas com o filtro "Up" do PNG, ``(altura, 1 + largura · canais)`` uint8, e o cabeçalho ``IHDR``."""
-    altura, largura = rgba.shape[:2]
+    rgba = np.asarray(rgba)
+    if rgba.ndim != 3 or rgba.shape[2] != 4 or rgba.dtype != np.uint8:
+        raise ValueError(f"png_dos_pixels espera pixels (altura, largura, 4) em uint8; recebi {rgba.shape} {rgba.dtype}.")
+    imagem = Image.fromarray(np.ascontiguousarray(rgba))  # 4 canais uint8: RGBA
     if rgba[..., 3].min() == 255:
-        canais = 3
-        linhas = np.empty((altura, largura * 3), dtype=np.uint8)
-        for c in range(3):  # canal a canal: copiar de 3 em 3 bytes direto é 6× mais lento
-            linhas[:, c::3] = rgba[:, :, c]
-    else:
-        canais = 4
-        linhas = np.ascontiguousarray(rgba).reshape(altura, largura * 4)
-    filtrado = np.empty((altura, largura * canais + 1), dtype=np.uint8)
-    filtrado[:, 0] = 2  # filtro "Up" (a linha de cima da primeira conta como zeros)
-    filtrado[0, 1:] = linhas[0]
-    np.subtract(linhas[1:], linhas[:-1], out=filtrado[1:, 1:])  # uint8: a diferença módulo 256, como o PNG quer
-    return filtrado, struct.pack(">IIBBBBB", largura, altura, 8, 2 if canais == 3 else 6, 0, 0, 0)
-
-
-def _montar_png(cabecalho: bytes, idat: bytes) -> bytes:
-    return b"".join((b"\x89PNG\r\n\x1a\n", _bloco_png(b"IHDR", cabecalho), _bloco_png(b"IDAT", idat),
-                     _bloco_png(b"IEND", b"")))
-
-
-class CodificadorPng:
-    """PNGs de imagens seguidas do mesmo tamanho (os quadros de um painel), sem comprimir de novo o que não mudou.
-
-    Um movimento de painel muda uma parte da figura; o resto dos pixels é o do quadro anterior. Os
-    dados do PNG (as linhas filtradas, como em :func:`png_dos_pixels`) são comprimidos em *faixas* de
-    ``linhas_por_faixa`` linhas, cada uma um pedaço independente do fluxo *deflate* (terminado por um
-    *full flush*, que zera a memória do compressor): uma faixa igual à do quadro anterior reaproveita
-    os bytes comprimidos dela. O PNG é o mesmo, pixel a pixel, que o de :func:`png_dos_pixels` (um
-    pouco maior: cada faixa começa sem memória).
-    """
-
-    def __init__(self, linhas_por_faixa: int = 24):
-        if linhas_por_faixa < 1:
-            raise ValueError(f"linhas_por_faixa precisa ser ≥ 1; recebi {linhas_por_faixa}.")
-        self.linhas_por_faixa = linhas_por_faixa
-        self._cabecalho = b""
-        self._faixas: list[tuple[bytes, bytes]] = []  # (linhas filtradas, os mesmos bytes comprimidos)
-        self.comprimidas = 0  # quantas faixas o último PNG comprimiu (as outras foram reaproveitadas)
-
-    def png(self, rgba: np.ndarray) -> bytes:
-        """Os bytes PNG de ``rgba`` ``(altura, largura, 4)`` uint8."""
-        filtrado, cabecalho = _filtrar(rgba)
-        if cabecalho != self._cabecalho:  # outro tamanho ou outros canais: nada a reaproveitar
-            self._cabecalho, self._faixas = cabecalho, []
-        partes = [b"\x78\x01"]  # o cabeçalho zlib (deflate, janela de 32 KiB, nível rápido)
-        faixas = []
-        self.comprimidas = 0
-        for k, inicio in enumerate(range(0, filtrado.shape[0], self.linhas_por_faixa)):
-            cru = filtrado[inicio:inicio + self.linhas_por_faixa].tobytes()
-            if k < len(self._faixas) and self._faixas[k][0] == cru:
-                comprimido = self._faixas[k][1]
-            else:
-                compressor = zlib.compressobj(1, zlib.DEFLATED, -15)
-                comprimido = compressor.compress(cru) + compressor.flush(zlib.Z_FULL_FLUSH)
-                self.comprimidas += 1
-            faixas.append((cru, comprimido))
-            partes.append(comprimido)
-        self._faixas = faixas
-        partes.append(b"\x03\x00")  # o último bloco deflate (vazio, marcado como final)
-        partes.append(struct.pack(">I", zlib.adler32(filtrado)))
-        return _montar_png(cabecalho, b"".join(partes))
-
-
-def _bloco_png(tipo: bytes, dados: bytes) -> bytes:
-    return struct.pack(">I", len(dados)) + tipo + dados + struct.pack(">I", zlib.crc32(tipo + dados))
+        imagem = imagem.convert("RGB")
+    buf = io.BytesIO()
+    imagem.save(buf, format="png", compress_level=1)
+    return buf.getvalue()
 
 
 def altura_do_rotulo(ax: Axes, topo: float, linha: float, folga: float, tamanho_pt: float) -> float:
@@ -244,7 +173,7 @@ def altura_do_rotulo(ax: Axes, topo: float, linha: float, folga: float, tamanho_
     y = topo + folga
     if topo >= linha:
         return y
-    altura_px = ax.get_position().height * ax.figure.get_figheight() * ax.figure.dpi
+    altura_px = ax.bbox.height  # (``get_position`` refaria o aspecto do eixo e o marcaria como mudado)
     inferior, superior = ax.get_ylim()
     texto = 1.25 * tamanho_pt * ax.figure.dpi / 72 * (superior - inferior) / altura_px
     if linha < y + texto:  # a linha passaria pelo texto (ou logo abaixo dele, colada na barra)

@@ -1,13 +1,18 @@
-"""A base dos painéis: o redesenho parcial dá a mesma imagem que o completo, e o PNG é sem perdas.
+"""A base dos painéis: o blitting dá a mesma imagem que desenhar do zero, o PNG é sem perdas e nada em
+``helpers/`` usa um nome privado do matplotlib.
 
-Todo ``painel_*`` das lições (descobertos sozinhos, como no benchmark) é conferido contra um gêmeo
-que redesenha a figura inteira a cada movimento: depois de cada movimento de cada controle, as duas
-imagens têm de ser idênticas, pixel a pixel. Um painel novo entra na conferência sem fazer nada.
+Todo ``painel_*`` das lições (descobertos sozinhos, como no benchmark) é conferido: depois de cada
+movimento de cada controle, a imagem mostrada (fundo guardado + animados desenhados por cima) tem de
+ser, pixel a pixel, a da figura desenhada do zero no mesmo estado — o desenho completo (que pula os
+animados) com os animados desenhados por último, na ordem de ``zorder``. Um painel novo entra na
+conferência sem fazer nada.
 """
 
 from __future__ import annotations
 
 import io
+import re
+from pathlib import Path
 
 import ipywidgets as W
 import matplotlib as mpl
@@ -18,26 +23,25 @@ from PIL import Image
 
 from benchmarks.latencia import movimentos
 from helpers import plots
-from helpers._redesenho import Redesenho
-from helpers.paineis import Painel, casas_do_passo, slider
+from helpers.paineis import Painel, casas_do_passo, slider, tabela, tabela_matriz
 from tools.notebooks import paineis
 
 PAINEIS = paineis()
+HELPERS = Path(__file__).resolve().parents[1] / "helpers"
 
 
 def _pixels(png: bytes) -> np.ndarray:
-    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
 
 
-def _iguais(a: bytes, b: bytes) -> bool:
-    pa, pb = _pixels(a), _pixels(b)
-    return pa.shape == pb.shape and bool((pa == pb).all())
-
-
-def _so_completo(painel: Painel) -> Painel:
-    """O painel passa a redesenhar a figura inteira a cada movimento (a referência da conferência)."""
-    painel._redesenho._suportado = False
-    return painel
+def _do_zero(painel: Painel) -> np.ndarray:
+    """A figura do painel desenhada do zero, no estado atual: o desenho completo (que pula os animados) e
+    os animados por cima, na ordem de ``zorder`` — o que o blitting deve reproduzir."""
+    painel.canvas.draw()
+    for artista in painel.animados:
+        if artista.get_visible() and (artista.axes is None or artista.axes.get_visible()):
+            painel.fig.draw_artist(artista)
+    return np.asarray(painel.canvas.buffer_rgba())[..., :3].copy()
 
 
 @pytest.fixture(autouse=True)
@@ -48,104 +52,88 @@ def _estilo_padrao():
     mpl.rcParams.update(antes)
 
 
-#: painéis cujo movimento redesenha a figura inteira de propósito: no do treino, ``passos`` muda o limite
-#: do eixo x (a curva inteira se move) e ``semente`` só muda o texto (a figura nem é refeita)
-SO_COMPLETO = {"painel_treino"}
+#: painéis em que parte dos movimentos muda o que não é animado (e a figura é desenhada inteira, de propósito):
+#: no de cabeças, as marcas do eixo da memória e o nome da barra do meio; no do treino e no das máscaras
+#: (o comprimento muda os rótulos dos tokens), os eixos. A imagem continua conferida em todos.
+MUITOS_COMPLETOS = {"painel_treino", "painel_vista_cabecas", "painel_cabecas"}
 
 
 @pytest.mark.parametrize("nome", PAINEIS)
-def test_redesenho_parcial_da_a_mesma_imagem_que_o_completo(nome):
-    rapido, completo = PAINEIS[nome](), _so_completo(PAINEIS[nome]())
-    assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value))
+def test_blit_da_a_mesma_imagem_que_desenhar_do_zero(nome):
+    painel = PAINEIS[nome]()
     movidos = 0
-    for controle in rapido.controles:
-        acoes = zip(movimentos(rapido.controles[controle], 4) or [], movimentos(completo.controles[controle], 4) or [])
-        for mover_rapido, mover_completo in acoes:
+    for controle in painel.controles:
+        for mover in movimentos(painel.controles[controle], 4) or []:
             try:
-                mover_rapido()
+                mover()
             except Exception:  # um valor que deixou de valer (opções que dependem de outro controle)
                 continue
-            mover_completo()
             movidos += 1
-            assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value)), (nome, controle, movidos)
+            mostrada = _pixels(bytes(painel.imagem.value))
+            assert (mostrada == _do_zero(painel)).all(), (nome, controle, movidos)
     assert movidos >= 4
-    if nome in SO_COMPLETO:
+    if nome in MUITOS_COMPLETOS:
         return
-    r = rapido._redesenho
-    # e o parcial é o caso comum: um painel que refaz a figura inteira a cada movimento (porque muda
-    # os limites de um eixo, ou cria artistas novos) perde o ganho sem errar a imagem — e sem avisar
-    assert r.parciais >= 0.6 * movidos, f"{nome}: só {r.parciais} de {movidos} movimentos foram parciais"
+    # e o blit é o caso comum: um painel que refaz a figura inteira a cada movimento (porque muda os limites
+    # de um eixo, ou um artista que não declarou animado) perde o ganho sem errar a imagem — e sem avisar
+    assert painel.animados, f"{nome}: nenhum artista animado"
+    assert painel.blits >= 0.6 * movidos, f"{nome}: só {painel.blits} de {movidos} movimentos foram blits"
 
 
-def test_o_parcial_respeita_a_ordem_de_desenho():
-    """Uma barra que muda fica sob a grade e sob um texto fixo, como no desenho completo."""
-    def painel(so_completo: bool) -> Painel:
-        fig = Figure(figsize=(4, 3))
-        ax = fig.subplots()
-        ax.grid(True)
-        ax.set_ylim(0, 1)
-        barra = ax.bar([0], [0.5], color="tab:orange")[0]
-        ax.text(0, 0.45, "texto fixo por cima", ha="center", fontsize=14)
-
-        def calcular(v):
-            barra.set_height(v["altura"])
-            return {"altura": v["altura"]}
-
-        p = Painel(fig, {"altura": slider("altura", 0.5, 0.0, 1.0, 0.05)}, calcular)
-        return _so_completo(p) if so_completo else p
-
-    rapido, completo = painel(False), painel(True)
-    for altura in (0.9, 0.2, 0.45, 1.0):
-        rapido.controles["altura"].value = altura
-        completo.controles["altura"].value = altura
-        assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value)), altura
-    assert rapido._redesenho.parciais >= 3
-
-
-def _figura_com(ax_fn):
-    fig = Figure(figsize=(3, 2))
+def _painel_de_barra(animada: bool) -> tuple[Painel, object, object]:
+    fig = Figure(figsize=(4, 3))
     ax = fig.subplots()
-    return fig, ax, ax_fn(ax)
+    ax.set_ylim(0, 1)
+    barra = ax.bar([0], [0.5], color="tab:orange")[0]
+    titulo = ax.set_title("fixo")
+
+    def calcular(v):
+        barra.set_height(v["altura"])
+        if v["altura"] > 0.95:
+            ax.set_ylim(0, 2)  # os limites mudam: o fundo não vale mais
+        return {"altura": v["altura"], "html": tabela([("altura", f"{v['altura']:.2f}")])}
+
+    p = Painel(fig, {"altura": slider("altura", 0.5, 0.0, 1.0, 0.05)}, calcular, animados=[barra] if animada else ())
+    return p, barra, titulo
 
 
-def test_mudancas_estruturais_redesenham_tudo():
-    """Limites que mudam, artistas criados e anotações movidas por ``xy``: a imagem continua certa."""
-    fig, ax, linha = _figura_com(lambda ax: ax.plot([0, 1], [0, 1])[0])
-    seta = ax.annotate("", xy=(0.5, 0.5), xytext=(0, 0), arrowprops=dict(arrowstyle="->"))
-    r = Redesenho(fig)
-    r.desenhar()
-    r.aprender(lambda: linha.set_ydata([0, 1]))
-
-    def confere():
-        r.desenhar()
-        parcial = r.pixels().copy()
-        fig.canvas.draw()  # a referência: o desenho completo (o fundo guardado continua valendo)
-        assert (parcial == np.asarray(fig.canvas.buffer_rgba())).all()
-
-    linha.set_ydata([1, 0])
-    confere()
-    ax.set_xlim(-1, 2)  # os limites mudam: tudo de novo
-    confere()
-    ax.text(0.5, 0.5, "novo")  # um artista novo
-    confere()
-    seta.xy = (0.9, 0.1)  # uma anotação estática que só troca xy (o matplotlib não a marca)
-    confere()
-    seta.xy = (0.1, 0.9)
-    confere()
+def test_so_o_que_e_animado_vai_por_cima_do_fundo_e_o_resto_redesenha_tudo():
+    p, barra, titulo = _painel_de_barra(animada=True)
+    assert barra.get_animated() and p.completos == 1 and p.blits == 0
+    for altura in (0.9, 0.2, 0.45):
+        p.controles["altura"].value = altura
+        assert (_pixels(bytes(p.imagem.value)) == _do_zero(p)).all(), altura
+    assert (p.completos, p.blits) == (1, 3)
+    assert "0.45" in p.texto.value and p.estado["altura"] == 0.45
+    titulo.set_text("mudou")  # um artista que não é animado muda: o matplotlib marca a figura
+    p.controles["altura"].value = 0.3
+    assert (p.completos, p.blits) == (2, 3)
+    assert (_pixels(bytes(p.imagem.value)) == _do_zero(p)).all()
+    p.controles["altura"].value = 1.0  # os limites do eixo mudam dentro das contas: desenho completo
+    assert (p.completos, p.blits) == (3, 3)
+    assert (_pixels(bytes(p.imagem.value)) == _do_zero(p)).all()
+    antes = bytes(p.imagem.value)
+    p.controles["altura"].value = 0.6  # o eixo fica com os limites novos; a barra volta a ser só um blit
+    assert (p.completos, p.blits) == (3, 4)
+    assert bytes(p.imagem.value) != antes
 
 
-def test_legenda_best_e_dinamica():
-    fig, ax, linha = _figura_com(lambda ax: ax.plot([0, 1], [0, 1], label="linha")[0])
-    ax.legend()  # loc="best": muda de lugar quando os dados mudam
-    r = Redesenho(fig)
-    r.desenhar()
-    r.aprender(lambda: linha.set_ydata([0, 1]))
-    for y in ([1, 0], [0.5, 0.5], [0, 1]):
-        linha.set_ydata(y)
-        r.desenhar()
-        parcial = r.pixels().copy()
-        fig.canvas.draw()
-        assert (parcial == np.asarray(fig.canvas.buffer_rgba())).all()
+def test_sem_animados_todo_movimento_e_um_desenho_completo():
+    p, barra, _ = _painel_de_barra(animada=False)
+    imagens = set()
+    for altura in (0.9, 0.2, 0.45):
+        p.controles["altura"].value = altura
+        imagens.add(bytes(p.imagem.value))
+    assert (p.completos, p.blits) == (4, 0) and len(imagens) == 3 and not barra.get_animated()
+    buf = io.BytesIO()
+    p.fig.savefig(buf, format="png")  # a referência de sempre: o savefig da figura no mesmo estado
+    assert (_pixels(bytes(p.imagem.value)) == _pixels(buf.getvalue())).all()
+
+
+def test_figura_estatica_e_a_imagem_mostrada():
+    p, _, _ = _painel_de_barra(animada=True)
+    p.controles["altura"].value = 0.7
+    assert p.figura_estatica().data == bytes(p.imagem.value)
 
 
 @pytest.mark.parametrize("canais", [3, 4])
@@ -159,6 +147,8 @@ def test_png_dos_pixels_sem_perdas(canais):
     imagem = Image.open(io.BytesIO(png))
     assert imagem.mode == ("RGB" if canais == 3 else "RGBA")
     assert (np.asarray(imagem.convert("RGBA")) == rgba).all()
+    with pytest.raises(ValueError, match="altura, largura, 4"):
+        plots.png_dos_pixels(rgba[..., :3])
 
 
 def test_png_da_figura_e_o_do_savefig():
@@ -169,22 +159,56 @@ def test_png_da_figura_e_o_do_savefig():
     assert (_pixels(plots.png(fig)) == _pixels(buf.getvalue())).all()
 
 
-def test_controle_sem_redesenho_parcial_continua_funcionando():
-    """Uma figura que o parcial não sabe decompor (subfiguras) é desenhada inteira, sem erro."""
-    fig = Figure(figsize=(4, 2))
-    sub = fig.subfigures(1, 2)
-    ax = sub[0].subplots()
-    linha, = ax.plot([0, 1], [0, 1])
+#: uma troca de atributo de uma classe do matplotlib (``Text.set_text = …``, ``_AnnotationBase.xy = …``)
+_CLASSES_MPL = re.compile(r"^\s*(?:Artist|Text|Annotation|Axes|Axis|Figure|Legend|Line2D|Patch|FigureCanvasAgg|"
+                          r"RendererAgg|FT2Font|_\w+)\.\w+\s*=", re.M)
 
-    def calcular(v):
-        linha.set_ydata([0, v["y"]])
-        return {}
 
-    p = Painel(fig, {"y": W.FloatSlider(value=1.0, min=0.0, max=2.0)}, calcular)
-    antes = bytes(p.imagem.value)
-    p.controles["y"].value = 0.0
-    assert bytes(p.imagem.value) != antes
-    assert p._redesenho.parciais == 0
+def _nossos_nomes() -> set[str]:
+    """Os nomes privados definidos no próprio ``helpers`` (funções, classes, atributos e módulos nossos)."""
+    nomes = {p.stem for p in HELPERS.rglob("_*.py")}
+    for arquivo in HELPERS.rglob("*.py"):
+        texto = arquivo.read_text(encoding="utf-8")
+        nomes |= set(re.findall(r"(?:def|class)\s+(_\w+)", texto))
+        nomes |= set(re.findall(r"self\.(_\w+)\s*(?::[^=\n]+)?=", texto))
+        nomes |= set(re.findall(r"^\s*(_\w+)\s*(?::[^=\n]+)?=", texto, re.M))
+    return nomes
+
+
+def test_nenhum_nome_privado_do_matplotlib_em_helpers():
+    """``helpers/`` só usa a API pública do matplotlib: nenhum ``._nome`` que não seja nosso, nenhum
+    ``matplotlib._x`` e nenhuma classe do matplotlib com um atributo trocado."""
+    nossos = _nossos_nomes() | {"__init__", "__name__", "__module__", "__dict__", "__class__"}
+    achados = []
+    for arquivo in sorted(HELPERS.rglob("*.py")):
+        texto = arquivo.read_text(encoding="utf-8")
+        for numero, linha in enumerate(texto.splitlines(), 1):
+            codigo = linha.split("#", 1)[0]
+            for m in re.finditer(r"(?:^|[^\w])(matplotlib(?:\.\w+)*\._\w+)", codigo):
+                achados.append(f"{arquivo.name}:{numero}: {m.group(1)}")
+            for m in re.finditer(r"\.(_[a-z]\w*)", codigo):
+                if m.group(1) not in nossos:
+                    achados.append(f"{arquivo.name}:{numero}: .{m.group(1)}")
+        for m in _CLASSES_MPL.finditer(texto):
+            if m.group(0).strip().split(".")[0] not in nossos:
+                achados.append(f"{arquivo.name}: {m.group(0).strip()}")
+    assert not achados, "nomes privados ou classes trocadas em helpers/:\n" + "\n".join(achados)
+
+
+def test_a_conferencia_de_nomes_privados_pega_o_que_deve():
+    """O padrão da conferência acha os usos de antes (fonte do matplotlib por dentro, troca de método)."""
+    nossos = _nossos_nomes()
+    for linha in ("fonte._layout(texto)", "renderer._draw_text_glyphs_and_boxes(x)", "legenda._loc"):
+        nome = re.search(r"\.(_[a-z]\w*)", linha).group(1)
+        assert nome not in nossos, nome
+    assert re.search(r"(?:^|[^\w])(matplotlib(?:\.\w+)*\._\w+)", "from matplotlib._mathtext import x")
+    assert _CLASSES_MPL.search("Text.set_text = set_text") and _CLASSES_MPL.search("    _AnnotationBase.xy = 1")
+
+
+def test_tabela_matriz_sem_menos_zero():
+    html = tabela_matriz("M", np.array([[-0.004, 1.234], [-0.06, 0.0]]), ["a", "b"], ["0", "1"], casas=2)
+    assert "-0.00" not in html and ">0.00<" in html and ">-0.06<" in html and ">1.23<" in html
+    assert html.count("<tr>") == 3
 
 
 @pytest.mark.parametrize(("passo", "casas", "mostra"), [(5, 0, "165"), (1.0, 0, "165"), (0.1, 1, "0.3"), (0.5, 1, "0.3"),
@@ -214,98 +238,3 @@ def test_coluna_de_controles_cresce_so_no_espaco_que_sobra():
     # sem controles largos, a coluna tem o mínimo de sempre
     p = Painel(fig, {"s": slider("um slider", 0.5, 0.0, 1.0)}, lambda v: {})
     assert p.children[0].children[0].layout.flex == "1 1 330px"
-
-
-
-def _painel_de_matriz(so_completo: bool, interpolacao: str, origem: str, forma: tuple[int, int],
-                      tamanho: tuple[float, float] = (4, 3)) -> Painel:
-    """Um mapa de calor com números nas células; o slider muda só a célula (1, 2)."""
-    fig = Figure(figsize=tamanho)
-    ax = fig.subplots()
-    dados = np.arange(forma[0] * forma[1], dtype=float).reshape(forma) / (forma[0] * forma[1])
-    img = ax.imshow(dados, vmin=0, vmax=1, interpolation=interpolacao, origin=origem)
-    textos = [[ax.text(j, i, f"{dados[i, j]:.2f}", ha="center", va="center", fontsize=6) for j in range(min(forma[1], 6))]
-              for i in range(min(forma[0], 6))]
-
-    def calcular(v):
-        novos = dados.copy()
-        novos[1, 2] = v["c"]
-        img.set_data(novos)
-        for i, linha in enumerate(textos):
-            for j, t in enumerate(linha):
-                t.set_text(f"{novos[i, j]:.2f}")
-                t.set_color("white" if novos[i, j] < 0.5 else "black")  # marca o texto mesmo sem mudar a cor
-        return {}
-
-    p = Painel(fig, {"c": slider("c", float(dados[1, 2]), 0.0, 1.0, 0.05)}, calcular)
-    return _so_completo(p) if so_completo else p
-
-
-@pytest.mark.parametrize("interpolacao, origem, forma, tamanho", [
-    ("nearest", "upper", (4, 5), (4, 3)),
-    ("antialiased", "lower", (4, 5), (4, 3)),  # ampliada mais de 3×: vizinho mais próximo, só as células
-    ("antialiased", "upper", (60, 80), (2, 1.5)),  # reduzida: o filtro mistura vizinhas, vale a área inteira
-    ("bilinear", "upper", (4, 5), (4, 3)),
-])
-def test_imagem_que_muda_numa_celula(interpolacao, origem, forma, tamanho):
-    """Só as células que mudaram são redesenhadas quando cada pixel vem de uma célula; a imagem é a do completo."""
-    rapido = _painel_de_matriz(False, interpolacao, origem, forma, tamanho)
-    completo = _painel_de_matriz(True, interpolacao, origem, forma, tamanho)
-    r = rapido._redesenho
-    eixo = rapido.fig.axes[0].bbox
-    for c in (0.9, 0.1, 0.55, 0.3):
-        rapido.controles["c"].value = c
-        completo.controles["c"].value = c
-        assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value)), (interpolacao, c)
-        area = sum(b.width * b.height for b in r.regioes)
-        if interpolacao == "nearest" or (interpolacao == "antialiased" and forma == (4, 5)):
-            assert 0 < area < 0.25 * eixo.width * eixo.height, (interpolacao, area)  # uma célula e os vizinhos dela
-        else:
-            assert area >= eixo.width * eixo.height  # o eixo inteiro
-    assert r.parciais >= 4 and r.completos == 1
-
-
-def test_o_que_nao_mudou_nao_e_redesenhado():
-    """Refazer os mesmos textos, as mesmas cores e os mesmos dados (tudo marcado como mudado) não redesenha nada."""
-    p = _painel_de_matriz(False, "nearest", "upper", (4, 5))
-    antes = bytes(p.imagem.value)
-    p.atualizar()
-    assert p._redesenho.regioes == []
-    assert bytes(p.imagem.value) == antes
-
-
-def test_figura_estatica_nao_estraga_o_redesenho_parcial():
-    """A figura estática do painel da revisão desenha a figura inteira (sem os quadros vazios): depois
-    dela, os movimentos continuam parciais, com a imagem do desenho completo."""
-    rapido, completo = PAINEIS["painel_mecanismo"](), _so_completo(PAINEIS["painel_mecanismo"]())
-    rapido.figura_estatica()
-    r = rapido._redesenho
-    completos = r.completos
-    for nome, valor in (("q_x", 0.3), ("k_y", -1.2), ("q_y", 1.5)):
-        rapido.controles[nome].value = valor
-        completo.controles[nome].value = valor
-        assert _iguais(bytes(rapido.imagem.value), bytes(completo.imagem.value)), nome
-    assert r.completos == completos, r.motivo
-
-
-@pytest.mark.parametrize("opaca", [True, False])
-def test_codificador_png_reaproveita_as_faixas_iguais(opaca):
-    """Cada PNG do codificador é a imagem exata; uma mudança numa faixa só comprime aquela faixa de novo."""
-    rng = np.random.default_rng(7)
-    rgba = rng.integers(0, 256, size=(100, 37, 4), dtype=np.uint8)
-    if opaca:
-        rgba[..., 3] = 255
-    cod = plots.CodificadorPng(linhas_por_faixa=10)
-    primeiro = cod.png(rgba)
-    assert cod.comprimidas == 10
-    assert (_pixels(primeiro) == rgba).all()
-    assert Image.open(io.BytesIO(primeiro)).mode == ("RGB" if opaca else "RGBA")
-    rgba[42, 5] = (1, 2, 3, 255 if opaca else 9)  # a linha 42 muda: o filtro "Up" muda as linhas 42 e 43
-    segundo = cod.png(rgba)
-    assert cod.comprimidas == 1
-    assert (_pixels(segundo) == rgba).all()
-    rgba[49:51, :, :3] = 0  # duas faixas (40–49 e 50–59), e a linha 51 filtrada contra uma de zeros
-    assert (_pixels(cod.png(rgba)) == rgba).all() and cod.comprimidas == 2
-    assert (_pixels(cod.png(rgba[:60])) == rgba[:60]).all() and cod.comprimidas == 6  # outro tamanho: tudo de novo
-    with pytest.raises(ValueError, match="linhas_por_faixa"):
-        plots.CodificadorPng(0)

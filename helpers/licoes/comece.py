@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import plots
 from ..corretor import (
     Array,
     Caso,
@@ -32,8 +33,8 @@ from ..corretor import (
     usa_operador_matricial,
 )
 from ..formato import vetor
+from ..paineis import Painel, polar, sliders_polares, tabela
 from ..previsao import CaixaDePrevisao, caixa
-from .produto_escalar import painel_produto_escalar
 
 __all__ = ["verificar_ambiente", "painel_produto_escalar", "prever_q_165", "check_produto_escalar"]
 
@@ -54,7 +55,7 @@ class Requisito:
 
 REQUISITOS = [
     Requisito("numpy", (2, 0), "as contas de atenção"),
-    Requisito("matplotlib", (3, 8), "as figuras"),
+    Requisito("matplotlib", (3, 11), "as figuras"),
     Requisito("ipywidgets", (8, 1), "os sliders"),
     Requisito("ipykernel", (6, 29), "o kernel do Jupyter"),
     Requisito("jupyterlab", (4, 2), "a interface (JupyterLab 4)"),
@@ -250,3 +251,54 @@ def prever_q_165() -> CaixaDePrevisao:
     """A caixa da previsão de ``q·k`` com ``q`` a 165° e ``k`` a 75°, comprimentos 2 e 1,5 (a resposta: ``0``, as
     setas ficam perpendiculares)."""
     return caixa(PREVISAO_PERPENDICULAR)
+
+
+# ---------------------------------------------------------------------------------------------
+# O painel do primeiro contato
+# ---------------------------------------------------------------------------------------------
+
+
+def _sem_menos_zero(x: float, casas: int) -> str:
+    texto = f"{x:.{casas}f}"
+    return texto[1:] if texto.startswith("-") and float(texto) == 0 else texto
+
+
+def painel_produto_escalar(angulo_q: float = 30.0, comprimento_q: float = 2.0, angulo_k: float = 75.0,
+                           comprimento_k: float = 1.5, *, mover_k: bool = False) -> Painel:
+    """O primeiro contato: as setas ``q`` e ``k`` no plano e ``q·k`` ao vivo.
+
+    Sliders: ângulo (graus) e comprimento de ``q`` (e de ``k``, com ``mover_k=True``). O título da figura
+    e a tabela embaixo dela trazem ``q·k = q₁k₁ + q₂k₂`` com três casas (2,121 no início, como na
+    prosa). Estado: ``q``, ``k`` (arrays ``(2,)``) e ``produto``.
+    """
+    fig, axes = plots.nova_figura(4.6, 4.6)
+    fig.subplots_adjust(left=0.12, right=0.96, bottom=0.1, top=0.9)
+    ax = axes[0, 0]
+    ax.set_xlim(-3, 3)
+    ax.set_ylim(-3, 3)
+    ax.set_aspect("equal")
+    ax.axhline(0, color=plots.CORES["neutro"], lw=0.8)
+    ax.axvline(0, color=plots.CORES["neutro"], lw=0.8)
+    seta_q, rotulo_q = plots.seta(ax, plots.CORES["q"], "q")
+    seta_k, rotulo_k = plots.seta(ax, plots.CORES["k"], "k")
+    titulo = ax.set_title("")
+    controles = sliders_polares(angulo_q, comprimento_q, angulo_k, comprimento_k, mover_k)
+
+    def calcular(v: dict[str, Any]) -> dict[str, Any]:
+        q = polar(v["angulo_q"], v["comprimento_q"])
+        k = polar(v.get("angulo_k", angulo_k), v.get("comprimento_k", comprimento_k))
+        for seta, rotulo, vetor_ in ((seta_q, rotulo_q, q), (seta_k, rotulo_k, k)):
+            seta.xy = (float(vetor_[0]), float(vetor_[1]))
+            rotulo.set_position((float(vetor_[0]) * 1.08, float(vetor_[1]) * 1.08))
+        produto = float(q @ k)
+        titulo.set_text(f"q·k = {_sem_menos_zero(produto, 3)}")
+        html = tabela([
+            ("q", f"({_sem_menos_zero(q[0], 2)}, {_sem_menos_zero(q[1], 2)})"),
+            ("k", f"({_sem_menos_zero(k[0], 2)}, {_sem_menos_zero(k[1], 2)})"),
+            ("q·k = q₁k₁ + q₂k₂", _sem_menos_zero(produto, 3)),
+        ])
+        return {"q": q, "k": k, "produto": produto, "html": html}
+
+    return Painel(fig, controles, calcular, titulo="Produto escalar: quanto q e k apontam para o mesmo lado",
+                  animados=[seta_q, rotulo_q, seta_k, rotulo_k, titulo])
+

@@ -13,6 +13,7 @@ from typing import Any
 import ipywidgets as W
 import matplotlib as mpl
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 
 from .. import plots
@@ -77,7 +78,8 @@ class FiguraEscala:
 
         x = np.arange(1, n_keys + 1)
         self.barras = ax_pesos.bar(x, np.zeros(n_keys), color=CORES["k"], width=0.8)
-        ax_pesos.axhline(1 / n_keys, color=CORES["neutro"], ls="--", lw=1.2, label=f"uniforme (1/{n_keys})")
+        self.uniforme = ax_pesos.axhline(1 / n_keys, color=CORES["neutro"], ls="--", lw=1.2,
+                                         label=f"uniforme (1/{n_keys})")
         ax_pesos.legend(loc="upper center", frameon=False, fontsize=mpl.rcParams["font.size"] - 1)
         ax_pesos.set_yticks([0, 0.5, 1])
         ax_pesos.set_ylim(0, 1.2)  # a faixa acima de 1 fica livre para a legenda
@@ -122,6 +124,11 @@ class FiguraEscala:
             barra.set_color(CORES["destaque"] if i == topo else CORES["k"])
         self.titulo_pesos.set_text(f"peso máximo = {float(pesos[topo]):.3f}")
         self.ponto.set_data([math.log2(d)], [float(pesos[topo])])
+
+    def animados(self) -> list[Artist]:
+        """Os artistas que ``atualizar`` muda (e a linha do uniforme, que fica por cima das barras): um painel
+        redesenha só eles a cada movimento."""
+        return [self.hist, self.rug, self.titulo_hist, *self.barras, self.uniforme, self.titulo_pesos, self.ponto]
 
 # ---------------------------------------------------------------------------------------------
 # Painéis
@@ -212,7 +219,8 @@ def painel_escala(d: int = 256, escalar: bool = False, n_keys: int = 16, n_queri
         return {"d": dim, "escalar": com_escala, "q": q[:dim], "K": K[:, :dim], "escores": escores, "pesos": pesos,
                 "peso_max": peso_max, "peso_max_mediano": mediano, "desvio_pares": desvio, "html": html}
 
-    return Painel(fig, controles, calcular, titulo="Por que dividir por √d: escores e pesos")
+    return Painel(fig, controles, calcular, titulo="Por que dividir por √d: escores e pesos",
+                  animados=figura.animados())
 
 # ---------------------------------------------------------------------------------------------
 # Corretores

@@ -13,6 +13,7 @@ from typing import Any
 
 import ipywidgets as W
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.patches import FancyBboxPatch
 from numpy.typing import ArrayLike
@@ -54,7 +55,7 @@ def _eixo_acuracia(ax: Axes, acaso: float, rotulo: bool = True) -> None:
 
 class FiguraGargalo:
     """Painel do notebook 01: acurácia × comprimento ``T`` para um tamanho de estado ``n`` — RNN tanh,
-    RNN com porta, atenção e o acaso — com o comprimento escolhido marcado; a legenda traz os valores.
+    RNN com porta, atenção e o acaso — com o comprimento escolhido marcado (os valores vão na tabela do painel).
 
     ``atualizar(rnn, porta, atencao, comprimento, tamanho)`` recebe as curvas ``(L,)`` já medidas
     para esse ``n`` (``L = comprimento_max``). Poucos textos de propósito: desenhar texto é o que
@@ -88,10 +89,13 @@ class FiguraGargalo:
         T = int(comprimento)
         for chave, y in curvas.items():
             self.linhas[chave].set_ydata(y)
-            self.textos_legenda[chave].set_text(f"{self._ROTULOS[chave]}: {y[T - 1]:.2f}")
         self.marca.set_xdata([T, T])
         self.pontos.set_data([T] * 3, [float(y[T - 1]) for y in curvas.values()])
         self.titulo.set_text(f"acurácia depois de T = {T} tokens, com um estado de n = {tamanho} números")
+
+    def animados(self) -> list[Artist]:
+        """Os artistas que ``atualizar`` muda: um painel redesenha só eles a cada movimento."""
+        return [*self.linhas.values(), self.marca, self.pontos, self.titulo]
 
 #: cor e estilo de cada rede na figura da capacidade
 _ESTILOS_CAPACIDADE = (
@@ -250,7 +254,8 @@ def painel_gargalo(comprimento: int = 8, tamanho_estado: int = 32) -> Painel:
             "porta_acima_do_acaso": acc_porta > grade.chance + margem, "html": html,
         }
 
-    return Painel(fig, controles, calcular, titulo="O gargalo recorrente: ler o 1º token depois de T tokens")
+    return Painel(fig, controles, calcular, titulo="O gargalo recorrente: ler o 1º token depois de T tokens",
+                  animados=figura.animados())
 
 # ---------------------------------------------------------------------------------------------
 # Corretores

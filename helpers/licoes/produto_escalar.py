@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import ipywidgets as W
 import matplotlib as mpl
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
@@ -34,7 +34,7 @@ from ..corretor import (
 )
 from ..erros_de_escores import ERROS_DE_LACO_E_ORDEM, ERROS_ESCORES, explica_forma_q_k  # noqa: F401
 from ..formato import subscrito
-from ..paineis import Painel, slider, tabela
+from ..paineis import Painel, polar, slider, sliders_polares, tabela
 from ..plots import CORES
 from ..previsao import CaixaDePrevisao, caixa
 
@@ -95,6 +95,11 @@ class FiguraProdutoEscalar:
             self.texto_angulo.set_text("")
         produto = round(float(q @ k), 3) + 0.0  # + 0.0: sem "-0.000" quando as setas são perpendiculares
         self.titulo.set_text(f"q·k = {produto:.3f}")
+
+    def animados(self) -> list[Artist]:
+        """Os artistas que ``atualizar`` muda: um painel redesenha só eles a cada movimento."""
+        return [self.sombra, self.projecao, self.arco, self.texto_angulo, self.seta_q, self.rotulo_q,
+                self.seta_k, self.rotulo_k, self.titulo]
 
 def figura_produto_escalar(q: Sequence[float], k: Sequence[float], limite: float = 3.0) -> Figure:
     """Figura estática de :class:`FiguraProdutoEscalar` (devolve a ``Figure`` do pyplot)."""
@@ -205,6 +210,11 @@ class FiguraRankingKeys:
         self.titulo_barras.set_text(f"ranking: {self.nomes[ordem[0]]} vence com q·k = {escores[ordem[0]]:.2f}")
         return escores, ordem
 
+    def animados(self) -> list[Artist]:
+        """Os artistas que ``atualizar`` muda: um painel redesenha só eles a cada movimento."""
+        return [self.fronteira, self.seta_q, self.rotulo_q, *(a for par in self.setas_k for a in par),
+                *self.barras, *self.textos, self.titulo_barras]
+
 def figura_ranking_keys(q: Sequence[float], keys: ArrayLike, nomes: Sequence[str] | None = None,
                         limite: float = 3.0) -> Figure:
     """Figura estática de :class:`FiguraRankingKeys` (devolve a ``Figure`` do pyplot)."""
@@ -218,11 +228,6 @@ def figura_ranking_keys(q: Sequence[float], keys: ArrayLike, nomes: Sequence[str
 # ---------------------------------------------------------------------------------------------
 # Painéis
 # ---------------------------------------------------------------------------------------------
-
-
-def _polar(angulo_graus: float, comprimento: float) -> np.ndarray:
-    a = math.radians(angulo_graus)
-    return np.array([comprimento * math.cos(a), comprimento * math.sin(a)])
 
 
 def _duas_casas(x: float) -> str:
@@ -254,17 +259,11 @@ def painel_produto_escalar(
     fig, axes = plots.nova_figura(4.6, 4.6)
     fig.subplots_adjust(left=0.12, right=0.96, bottom=0.1, top=0.9)
     figura = FiguraProdutoEscalar(axes[0, 0])
-    controles: dict[str, W.ValueWidget] = {
-        "angulo_q": slider("ângulo de q (graus)", angulo_q, -180, 180, 5),
-        "comprimento_q": slider("comprimento |q|", comprimento_q, 0, 2.8, 0.1),
-    }
-    if mover_k:
-        controles["angulo_k"] = slider("ângulo de k (graus)", angulo_k, -180, 180, 5)
-        controles["comprimento_k"] = slider("comprimento |k|", comprimento_k, 0, 2.8, 0.1)
+    controles = sliders_polares(angulo_q, comprimento_q, angulo_k, comprimento_k, mover_k)
 
     def calcular(v: dict[str, Any]) -> dict[str, Any]:
-        q = _polar(v["angulo_q"], v["comprimento_q"])
-        k = _polar(v.get("angulo_k", angulo_k), v.get("comprimento_k", comprimento_k))
+        q = polar(v["angulo_q"], v["comprimento_q"])
+        k = polar(v.get("angulo_k", angulo_k), v.get("comprimento_k", comprimento_k))
         produto = float(q @ k)
         nq, nk = float(np.linalg.norm(q)), float(np.linalg.norm(k))
         cos = produto / (nq * nk) if nq > 0 and nk > 0 else float("nan")
@@ -282,7 +281,8 @@ def painel_produto_escalar(
         ])
         return {"q": q, "k": k, "produto": produto, "cos": cos, "theta_graus": theta, "html": html}
 
-    return Painel(fig, controles, calcular, titulo="Produto escalar: quanto q e k apontam para o mesmo lado")
+    return Painel(fig, controles, calcular, titulo="Produto escalar: quanto q e k apontam para o mesmo lado",
+                  animados=figura.animados())
 
 #: as keys do notebook 02: k₂ é longa e meio torta, k₁ é curta e bem alinhada com a query padrão
 KEYS_RANKING = np.array([[1.1, 0.1], [0.8, 2.4], [-1.6, 1.0], [0.8, -1.6], [-0.6, -1.2]])
@@ -308,7 +308,7 @@ def painel_ranking_keys(angulo_q: float = 30.0, comprimento_q: float = 1.5, keys
     normas_k = np.linalg.norm(K, axis=1)
 
     def calcular(v: dict[str, Any]) -> dict[str, Any]:
-        q = _polar(v["angulo_q"], v["comprimento_q"])
+        q = polar(v["angulo_q"], v["comprimento_q"])
         escores, ordem = figura.atualizar(q)
         nq = float(np.linalg.norm(q))
         cos = escores / (nq * normas_k) if nq > 0 else np.full(len(K), np.nan)
@@ -320,7 +320,8 @@ def painel_ranking_keys(angulo_q: float = 30.0, comprimento_q: float = 1.5, keys
         return {"q": q, "escores": escores, "ordem": ordem, "vencedora": nomes[ordem[0]], "cos": cos,
                 "html": tabela(linhas)}
 
-    return Painel(fig, controles, calcular, titulo="Ranking: qual key casa melhor com a query?")
+    return Painel(fig, controles, calcular, titulo="Ranking: qual key casa melhor com a query?",
+                  animados=figura.animados())
 
 # ---------------------------------------------------------------------------------------------
 # Corretores
@@ -542,7 +543,7 @@ class NomeDeKey(Formato):
 
 
 def _vencedora_padrao() -> str:
-    q = _polar(30.0, 1.5)
+    q = polar(30.0, 1.5)
     return nomes_keys(len(KEYS_RANKING))[int(np.argmax(KEYS_RANKING @ q))]
 
 

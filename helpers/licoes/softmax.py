@@ -13,6 +13,7 @@ from typing import Any
 import ipywidgets as W
 import matplotlib as mpl
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
@@ -89,7 +90,7 @@ class FiguraSoftmax:
         self.barras = ax_pesos.bar(idx, np.full(n, 1.0 / n), color=CORES["q"], width=0.65)
         self.rotulos = [ax_pesos.text(i, 0, "", ha="center", va="bottom", fontsize=mpl.rcParams["font.size"] + 1)
                         for i in idx]
-        ax_pesos.axhline(1.0 / n, color=CORES["neutro"], ls="--", lw=1.2)
+        self.uniforme = ax_pesos.axhline(1.0 / n, color=CORES["neutro"], ls="--", lw=1.2)
         grande = mpl.rcParams["font.size"] + 2
         ax_pesos.set_xticks(idx, [f"s{subscrito(i + 1)}" for i in idx], fontsize=grande)
         ax_pesos.set_ylim(0, 1.05)
@@ -132,6 +133,12 @@ class FiguraSoftmax:
                     texto = self.textos_j[i][j]
                     texto.set_text(f"{valor:+.3f}".replace("+0.000", "0.000").replace("-0.000", "0.000"))
                     texto.set_color("white" if abs(valor) > 0.15 else "black")
+
+    def animados(self) -> list[Artist]:
+        """Os artistas que ``atualizar`` muda (e a linha do peso uniforme, que fica por cima das barras): um
+        painel redesenha só eles a cada movimento."""
+        imagem = [self.imagem] if self.imagem is not None else []
+        return [*self.barras, self.uniforme, *self.rotulos, self.titulo, *imagem, *(t for linha in self.textos_j for t in linha)]
 
 # ---------------------------------------------------------------------------------------------
 # Painéis
@@ -202,7 +209,8 @@ def painel_softmax(
                 "entropia": entropia, "entropia_max": math.log(n), "jacobiano": jac, "jacobiano_max": jac_max,
                 "html": html}
 
-    return Painel(fig, controles, calcular, titulo="Softmax: escores viram pesos positivos que somam 1")
+    return Painel(fig, controles, calcular, titulo="Softmax: escores viram pesos positivos que somam 1",
+                  animados=figura.animados())
 
 # ---------------------------------------------------------------------------------------------
 # Corretores

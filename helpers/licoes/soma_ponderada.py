@@ -13,6 +13,7 @@ from typing import Any
 import ipywidgets as W
 import matplotlib as mpl
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
@@ -171,7 +172,7 @@ class FiguraSomaPonderada:
         x = np.arange(n)
         self.ax_pesos = ax_pesos
         self.barras = ax_pesos.bar(x, np.zeros(n), width=0.6, color=CORES["k"], alpha=0.85)
-        ax_pesos.axhline(1 / n, color=CORES["neutro"], ls="--", lw=1.2)  # a média simples: todos iguais
+        self.uniforme = ax_pesos.axhline(1 / n, color=CORES["neutro"], ls="--", lw=1.2)  # a média simples
         ax_pesos.set_xlim(-0.6, n - 0.4)
         ax_pesos.set_ylim(0, 1.05)
         ax_pesos.set_xticks(x, [f"k{subscrito(i + 1)}/v{subscrito(i + 1)}" for i in range(n)])
@@ -218,6 +219,13 @@ class FiguraSomaPonderada:
         self._mover(self.seta_saida, saida, self.pad_values)
         _desviar_rotulo(self.seta_saida[1], saida, self.pad_values, [rotulo for _, rotulo in self.setas_v])
         self.titulo_values.set_text(f"saída = ({saida[0]:.2f}, {saida[1]:.2f})")
+
+    def animados(self) -> list[Artist]:
+        """Os artistas que ``atualizar`` muda (e a linha da média simples, por cima das barras): um painel
+        redesenha só eles a cada movimento."""
+        setas = [a for par in (self.seta_q, *self.setas_k, *self.setas_v, self.seta_saida) for a in par]
+        return [*setas, self.triangulo, self.caminho, self.titulo_values, *self.barras, self.uniforme,
+                *self.textos_peso, *self.textos_escore]
 
 def figura_caminho_da_saida(K: ArrayLike, V: ArrayLike, comprimentos: Sequence[float] = (1.0, 3.0),
                             limites: tuple[float, float] = (-1.5, 11.5), ax: Axes | None = None,
@@ -360,7 +368,7 @@ def _painel_soma(q: Any, K: Any, V: Any, mover: str) -> Painel:
 
     titulo = ("Mova q e as keys: os pesos mudam e a saída passeia entre os values" if mover == "keys"
               else "Mova os values: a saída muda, os pesos não")
-    return Painel(fig, controles, calcular, titulo=titulo)
+    return Painel(fig, controles, calcular, titulo=titulo, animados=figura.animados())
 
 def painel_soma_ponderada(q: Any = _Q05, keys: Any = _K05, values: Any = _V05) -> Painel:
     """A atenção de uma query contra três keys, com sliders para ``q`` e cada ``kᵢ`` (x e y).

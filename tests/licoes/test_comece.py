@@ -189,6 +189,20 @@ def test_previsao_perpendicular_is_what_the_panel_shows():
     assert painel.definir(angulo_q=30)["produto"] == pytest.approx(2.121, abs=5e-4)
 
 
+def test_o_painel_e_da_propria_licao():
+    """Uma lição não importa outra: o painel do primeiro contato é do ``comece``, e só a query se mexe."""
+    import inspect
+
+    assert comece.painel_produto_escalar.__module__ == comece.__name__
+    assert "produto_escalar import" not in inspect.getsource(comece)
+    painel = comece.painel_produto_escalar()
+    assert set(painel.controles) == {"angulo_q", "comprimento_q"}
+    assert "2.121" in painel.texto.value
+    antes = painel.imagem.value
+    painel.definir(angulo_q=90)
+    assert painel.imagem.value != antes and painel.blits == 1
+
+
 def test_a_missing_contributor_tool_does_not_block_a_student(capsys):
     versoes = {r.pacote: ".".join(map(str, r.minima)) for r in comece.REQUISITOS}
     versoes["nbval"] = None

@@ -833,7 +833,7 @@ def test_as_fronteiras_das_cabecas_sao_desenhadas_por_cima_de_q_e_de_k():
     p = licao.painel_mecanismo()
     for n_heads, fronteiras in ((2, [1.5]), (4, [0.5, 1.5, 2.5]), (2, [1.5])):
         p.definir(n_heads=n_heads, q_x=-1.7)
-        pixels = p._redesenho.pixels()
+        pixels = np.asarray(p.canvas.buffer_rgba())
         altura = pixels.shape[0]
         for nome in ("Q", "K"):
             ax, *_resto = p.figura.matrizes[nome]
@@ -846,7 +846,7 @@ def test_as_fronteiras_das_cabecas_sao_desenhadas_por_cima_de_q_e_de_k():
 
 def test_o_mapa_das_matrizes_com_sinal_e_divergente_e_legivel():
     p = licao.painel_mecanismo()
-    _ax, img, _t, _tt, _l = p.figura.matrizes["V"]
+    _ax, img, _titulo, _linhas = p.figura.matrizes["V"]
     assert img.get_cmap().name == licao.MAPA_DIVERGENTE == "RdBu_r"
 
 
@@ -994,10 +994,21 @@ def test_o_painel_redesenha_so_o_que_muda_e_da_a_mesma_figura():
 
 
 def test_o_painel_nao_escreve_menos_zero():
-    """Um escore como −0,04 aparece como "0.0", e não "-0.0" (com 4 cabeças e q = (−1,2; 0,7), há vários)."""
+    """Um escore como −0,04 aparece como "0.00", e não "-0.00" (com 4 cabeças e q = (−1,2; 0,7), há vários)."""
+    import re
+
     p = licao.painel_mecanismo()
     p.definir(n_heads=4, q_x=-1.2, q_y=0.7, k_y=1.5)
-    textos = [t.get_text() for _ax, _img, linhas, _titulo in p.figura.cabecas for linha in linhas for t in linha]
-    textos += [t.get_text() for nome in "XQKV" for linha in p.figura.matrizes[nome][2] for t in linha]
-    assert textos and not any("-0.0" in t for t in textos), textos
-    assert licao.paineis._um_decimal(-0.04) == "0.0" and licao.paineis._um_decimal(-0.06) == "-0.1"
+    celulas = re.findall(r"<td[^>]*>([^<]*)</td>", p.texto.value)
+    assert len(celulas) > 100 and not any(re.fullmatch(r"-0\.0+", c) for c in celulas), celulas
+
+
+def test_os_numeros_do_painel_estao_no_html_e_nao_na_figura():
+    """Os números do mecanismo (X, Q, K, V, pesos e escores de cada cabeça, saída) vão em tabelas HTML, que se
+    copiam e um leitor de tela lê; a figura não tem um texto por célula."""
+    p = licao.painel_mecanismo()
+    p.definir(n_heads=2)
+    for titulo in ("<b>X</b>", ">Q</b>", ">K</b>", ">V</b>", "cabeça 0: pesos", "cabeça 1: escores z", ">saída</b>"):
+        assert titulo in p.texto.value, titulo
+    assert f"{p.estado['pesos'][0, 0, 0]:.3f}" in p.texto.value
+    assert sum(len(ax.texts) for ax in p.fig.axes) == 0

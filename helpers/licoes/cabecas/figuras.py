@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import matplotlib as mpl
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
@@ -157,7 +158,7 @@ class FiguraCabecas:
         xkv = np.array([xq[mapa == g].mean() for g in range(n_kv)])
         cores_q = [CORES_GRUPOS[g % len(CORES_GRUPOS)] for g in mapa]
         cores_kv = [CORES_GRUPOS[g % len(CORES_GRUPOS)] for g in range(n_kv)]
-        largura_pt = self.ax_grupos.get_position().width * self.ax_grupos.figure.get_figwidth() * 72
+        largura_pt = self.ax_grupos.bbox.width / self.ax_grupos.figure.dpi * 72  # (get_position marcaria o eixo)
         # cada barra ocupa 80% do espaço de uma cabeça, sem passar de 20 pt de largura
         meia = min(0.8 / n_q, 20.0 / largura_pt) / 2
         self.barras_q.set_verts([[(x - meia, 0.87), (x + meia, 0.87), (x + meia, 1.13), (x - meia, 1.13)]
@@ -186,7 +187,7 @@ class FiguraCabecas:
 
         valores = (bytes_mha, bytes_escolha, bytes_mqa)
         maximo = max(valores)
-        largura_mem_pt = self.ax_memoria.get_position().width * self.ax_memoria.figure.get_figwidth() * 72
+        largura_mem_pt = self.ax_memoria.bbox.width / self.ax_memoria.figure.dpi * 72
         limite = 1.15 * maximo
         for rotulo, b in zip(self.rotulos_barras, valores, strict=True):
             fator = bytes_mha / b
@@ -197,8 +198,17 @@ class FiguraCabecas:
         for barra, rotulo, b in zip(self.barras, self.rotulos_barras, valores, strict=True):
             barra.set_width(b / limite)
             rotulo.set_position(((b + 0.015 * maximo) / limite, rotulo.get_position()[1]))
-        # a escala: 0, metade e o tamanho da MHA, nas unidades legíveis
-        self.ax_memoria.set_xticks([0, bytes_mha / 2 / limite, bytes_mha / limite],
-                                   ["0", bytes_legiveis(bytes_mha / 2), bytes_legiveis(bytes_mha)])
-        self.ax_memoria.set_yticks([2, 1, 0], ["MHA", nome_escolha, "MQA"])
+        # a escala: 0, metade e o tamanho da MHA, nas unidades legíveis (só quando muda: mudar as marcas de
+        # um eixo faz um painel redesenhar a figura inteira)
+        marcas = ((0, bytes_mha / 2 / limite, bytes_mha / limite), ("0", bytes_legiveis(bytes_mha / 2),
+                  bytes_legiveis(bytes_mha)), nome_escolha)
+        if marcas != getattr(self, "_marcas", None):
+            self._marcas = marcas
+            self.ax_memoria.set_xticks(marcas[0], marcas[1])
+            self.ax_memoria.set_yticks([2, 1, 0], ["MHA", nome_escolha, "MQA"])
         self.titulo_memoria.set_text(titulo_memoria)
+
+    def animados(self) -> list[Artist]:
+        """Os artistas que ``atualizar`` muda: um painel redesenha só eles a cada movimento."""
+        return [self.linhas, self.barras_q, *self.rotulos_grupos, self.pontos_kv, self.texto_q, self.texto_kv,
+                self.titulo_grupos, *self.barras, *self.rotulos_barras, self.titulo_memoria]

@@ -178,4 +178,5 @@ def painel_cabecas(n_heads: int = 32, n_kv_heads: int = 8, n_tokens: int = 4096,
                 "n_tokens": n_t, "bytes_per_value": b, "n_layers": n_layers, "bytes_escolha": b_escolha,
                 "bytes_mha": b_mha, "bytes_mqa": b_mqa, "bytes_por_token": por_token, "razao": razao, "html": html}
 
-    return _PainelCabecas(fig, controles, calcular, titulo="Várias cabeças: quem compartilha keys/values e quanto o KV cache ocupa")
+    return _PainelCabecas(fig, controles, calcular, titulo="Várias cabeças: quem compartilha keys/values e quanto o KV "
+                          "cache ocupa", animados=figura.animados())

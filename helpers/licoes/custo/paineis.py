@@ -102,4 +102,5 @@ def painel_custo(n: int = 1024, janela: int = 16, bloco: int = 128, metodo: str 
                 "padrao": padrao, "fracao_local": custos["local"]["escores"] / total,
                 "fracao_blocos": custos["blocos"]["escores"] / total, "html": html}
 
-    return Painel(fig, controles, calcular, "O custo de cada atenção: quais pares são calculados e quanto isso pesa")
+    return Painel(fig, controles, calcular, "O custo de cada atenção: quais pares são calculados e quanto isso pesa",
+                  animados=figura.animados())

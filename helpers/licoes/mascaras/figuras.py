@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import matplotlib as mpl
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
@@ -87,6 +88,10 @@ class MapaDePesos:
             self.ax.set_xticks(np.arange(self.n_k), self._tokens_k, rotation=40, ha="right",
                                rotation_mode="anchor")
 
+    def animados(self) -> list[Artist]:
+        """Os artistas que ``atualizar`` muda a cada movimento (os rótulos dos eixos não: mudá-los redesenha tudo)."""
+        return [self.imagem, *(t for linha in self.textos for t in linha), *self.textos_soma]
+
 def figura_pesos(pesos: ArrayLike, tokens_q: Sequence[str], tokens_k: Sequence[str] | None = None,
                  permitido: ArrayLike | None = None, titulo: str = "", *, somas: bool = True,
                  ax: Axes | None = None) -> Figure:
@@ -150,3 +155,8 @@ class FiguraMascaras:
             barra.set_height(float(a))
             fantasma.set_height(float(b))
         self.titulo_saida.set_text(f"saída da query {query} («{tokens[query]}»)")
+
+    def animados(self) -> list[Artist]:
+        """Os artistas que ``atualizar`` muda: um painel redesenha só eles a cada movimento."""
+        return [*self.mapa.animados(), self.destaque, self.titulo_mapa, *self.barras, *self.fantasmas,
+                self.titulo_saida]

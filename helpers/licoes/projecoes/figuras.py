@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import matplotlib as mpl
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
@@ -158,6 +159,11 @@ class FiguraBanco:
                 texto.set_position((float(s[0]) + 0.08, min(float(s[1]), 0.95)))
                 texto.set_horizontalalignment("left")
                 texto.set_verticalalignment("center")
+
+    def animados(self) -> list[Artist]:
+        """Os artistas que ``atualizar`` muda: um painel redesenha só eles a cada movimento."""
+        textos = [t for textos in self.textos for linha in textos for t in linha]
+        return [*self.imagens, *textos, *(a for par in self.setas for a in par)]
 
 def eixos_banco(pyplot: bool) -> tuple[Figure, list[Axes]]:
     """A figura 9.8 × 4.2 do exemplo "banco": dois mapas de calor (com a barra de cores) e o plano dos sentidos."""

@@ -82,4 +82,5 @@ def painel_projecoes(forca_query: float = 2.0, financas_key: float = 1.0, lugar_
             "<div style='color:#555'>'banco' sozinho entrega (0.5, 0.5, 0): cosseno 0,707 com os dois sentidos.</div>")
         return estado
 
-    return Painel(fig, controles, calcular, titulo="As mesmas W_q, W_k, W_v em duas frases: para onde vai 'banco'?")
+    return Painel(fig, controles, calcular, titulo="As mesmas W_q, W_k, W_v em duas frases: para onde vai 'banco'?",
+                  animados=figura.animados())

@@ -10,12 +10,13 @@ import ipywidgets as W
 import matplotlib as mpl
 import numpy as np
 from IPython.display import Image
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from ... import plots
 from ...attention import merge_heads, scaled_dot_product_attention, split_heads
-from ...paineis import Painel, slider, tabela
+from ...paineis import Painel, slider, tabela, tabela_matriz
 from ...plots import CORES, MAPA
 
 
@@ -60,29 +61,11 @@ _CABECAS_PAINEL = (1, 2, 4)
 MAPA_DIVERGENTE = "RdBu_r"
 
 
-def _cor_do_texto(valor: float, limite: float) -> str:
-    """Texto branco sobre as cores escuras das pontas do mapa divergente, preto no resto."""
-    return "white" if abs(valor) > 0.6 * limite else "black"
-
-
-def _um_decimal(x: float) -> str:
-    """``x`` com uma casa decimal, sem o "-0.0" de um número negativo pequeno (que arredonda para zero)."""
-    texto = f"{x:.1f}"
-    return "0.0" if texto == "-0.0" else texto
-
-
-def _escrever(texto: Any, conteudo: str, cor: str) -> None:
-    """Muda o texto de uma célula; a cor só quando ela muda (``set_color`` marca o texto como mudado mesmo com a
-    cor de antes, e o painel redesenharia a célula à toa)."""
-    texto.set_text(conteudo)
-    if texto.get_color() != cor:
-        texto.set_color(cor)
-
-
 class FiguraMecanismoVivo:
     """A figura do painel: em cima, ``X``, ``Q``, ``K``, ``V`` (com as fronteiras das cabeças e as entradas que
-    os sliders controlam contornadas); embaixo, os pesos de cada cabeça (com o escore de cada par) e a
-    saída. Os artistas são criados uma vez; ``atualizar`` muda só dados e textos."""
+    os sliders controlam contornadas); embaixo, os pesos de cada cabeça e a saída. A figura traz as cores;
+    os números vão para as tabelas HTML embaixo dela (:func:`html_do_mecanismo`). Os artistas são criados
+    uma vez; ``atualizar`` muda só dados, títulos e as fronteiras."""
 
     def __init__(self, fig: Figure, n: int, d_model: int, d_out: int, max_cabecas: int = 4):
         from matplotlib.patches import Rectangle
@@ -96,7 +79,6 @@ class FiguraMecanismoVivo:
         for j, (nome, cor) in enumerate((("X", CORES["neutro"]), ("Q", CORES["q"]), ("K", CORES["k"]), ("V", CORES["v"]))):
             ax = fig.add_subplot(grade[0, j])
             img = ax.imshow(np.zeros((n, d_model)), cmap=MAPA_DIVERGENTE, vmin=-2, vmax=2)
-            textos = [[ax.text(c, i, "", ha="center", va="center", fontsize=base - 2) for c in range(d_model)] for i in range(n)]
             ax.set_xticks(range(d_model))
             ax.set_yticks(range(n), [f"tok {i}" for i in range(n)])
             ax.tick_params(length=0, labelsize=base - 2)
@@ -105,7 +87,7 @@ class FiguraMecanismoVivo:
             linhas = [ax.axvline(0.5, color="black", lw=2.5, visible=False) for _ in range(max_cabecas)]
             ax.set_xlim(-0.5, d_model - 0.5)
             ax.set_ylim(n - 0.5, -0.5)
-            self.matrizes[nome] = (ax, img, textos, titulo, linhas)
+            self.matrizes[nome] = (ax, img, titulo, linhas)
         axq, axk = self.matrizes["Q"][0], self.matrizes["K"][0]
         # as entradas que os sliders controlam, contornadas (por cima das imagens: são desenhadas depois delas)
         self.destaques = [axq.add_patch(Rectangle((-0.45, -0.45), 1.9, 0.9, fill=False, ec=CORES["destaque"], lw=3)),
@@ -114,60 +96,73 @@ class FiguraMecanismoVivo:
         for h in range(max_cabecas):
             ax = fig.add_subplot(grade[1, h])
             img = ax.imshow(np.zeros((n, n)), cmap=MAPA, vmin=0, vmax=1)
-            textos = [[ax.text(j, i, "", ha="center", va="center", fontsize=base - 2) for j in range(n)] for i in range(n)]
             ax.set_xticks(range(n), [f"k{j}" for j in range(n)])
             ax.set_yticks(range(n), [f"q{i}" for i in range(n)])
             ax.tick_params(length=0, labelsize=base - 2)
             ax.grid(False)
             titulo = ax.set_title("", fontsize=base - 1)
-            self.cabecas.append((ax, img, textos, titulo))
+            self.cabecas.append((ax, img, titulo))
         ax = fig.add_subplot(grade[1, max_cabecas])
         img = ax.imshow(np.zeros((n, d_out)), cmap=MAPA_DIVERGENTE, vmin=-10, vmax=10)
-        textos = [[ax.text(c, i, "", ha="center", va="center", fontsize=base - 2) for c in range(d_out)] for i in range(n)]
         ax.set_xticks(range(d_out))
         ax.set_yticks(range(n), [f"tok {i}" for i in range(n)])
         ax.tick_params(length=0, labelsize=base - 2)
         ax.grid(False)
         ax.set_title("saída = juntar · W_o", color=CORES["saida"], fontsize=base)
-        self.saida = (ax, img, textos)
+        self.saida = (ax, img)
         self.titulo = fig.suptitle("", fontsize=base + 1)
 
     def atualizar(self, X: np.ndarray, contas: dict[str, np.ndarray], n_heads: int) -> None:
         d_head = self.d_model // n_heads
         for nome, M in (("X", X), ("Q", contas["Q"]), ("K", contas["K"]), ("V", contas["V"])):
-            ax, img, textos, titulo, linhas = self.matrizes[nome]
+            _ax, img, titulo, linhas = self.matrizes[nome]
             img.set_data(np.clip(M, -2, 2))
-            for i in range(M.shape[0]):
-                for c in range(M.shape[1]):
-                    _escrever(textos[i][c], _um_decimal(M[i, c]), _cor_do_texto(M[i, c], 2.0))
             forma = f"({M.shape[0]}, {M.shape[1]})"
             titulo.set_text(nome + (f" {forma}: {n_heads} × ({M.shape[0]}, {d_head})" if nome != "X" else f" {forma}"))
             for h, linha in enumerate(linhas):  # a fronteira entre as cabeças h e h + 1
                 x = (h + 1) * d_head - 0.5
                 linha.set_xdata([x, x])
                 linha.set_visible(nome != "X" and h < n_heads - 1)
-        for h, (_ax, img, textos, titulo) in enumerate(self.cabecas):
+        for h, (_ax, img, titulo) in enumerate(self.cabecas):
             if h >= n_heads:  # a cabeça não existe com este n_heads: o quadro fica vazio
                 img.set_data(np.full((self.n, self.n), np.nan))
-                for linha in textos:
-                    for t in linha:
-                        t.set_text("")
                 titulo.set_text(f"(não há cabeça {h})")
                 continue
-            w, z = contas["pesos"][h], contas["escores"][h]
-            img.set_data(w)
-            for i in range(self.n):
-                for j in range(self.n):
-                    _escrever(textos[i][j], f"{w[i, j]:.2f}\n(z {_um_decimal(z[i, j])})", "black" if w[i, j] > 0.6 else "white")
-            titulo.set_text(f"cabeça {h}: pesos (escores)")
-        ax, img, textos = self.saida
-        S = contas["saida"]
-        img.set_data(S)
-        for i in range(S.shape[0]):
-            for c in range(S.shape[1]):
-                _escrever(textos[i][c], _um_decimal(S[i, c]), _cor_do_texto(S[i, c], 10.0))
+            img.set_data(contas["pesos"][h])
+            titulo.set_text(f"cabeça {h}: pesos")
+        self.saida[1].set_data(contas["saida"])
         self.titulo.set_text(f"X → Q, K, V → escores → pesos (softmax) → saída, com {n_heads} cabeça"
                              f"{'s' if n_heads > 1 else ''} de d_head = {d_head}")
+
+    def animados(self) -> list[Artist]:
+        """Os artistas que ``atualizar`` muda (e os contornos, que ficam por cima das imagens): um painel
+        redesenha só eles a cada movimento."""
+        topo = [a for _ax, img, titulo, linhas in self.matrizes.values() for a in (img, titulo, *linhas)]
+        return [*topo, *self.destaques, *(a for _ax, *resto in self.cabecas for a in resto), self.saida[1],
+                self.titulo]
+
+
+def html_do_mecanismo(X: np.ndarray, contas: dict[str, np.ndarray], n_heads: int) -> str:
+    """Os números do painel em tabelas HTML (que se copiam e um leitor de tela lê): ``X``, ``Q``, ``K``,
+    ``V``; os pesos de cada cabeça e os escores ``z`` deles; a saída."""
+    n = X.shape[0]
+    toks = [f"tok {i}" for i in range(n)]
+    colunas = [str(c) for c in range(X.shape[1])]
+
+    def linha(partes: list[str]) -> str:
+        return "<div style='display:flex;flex-wrap:wrap;align-items:flex-start'>" + "".join(partes) + "</div>"
+
+    topo = [tabela_matriz("X", X, toks, colunas, 1)]
+    topo += [tabela_matriz(nome, contas[nome], toks, [str(c) for c in range(contas[nome].shape[1])], 1, CORES[nome.lower()])
+             for nome in ("Q", "K", "V")]
+    qs, ks = [f"q{i}" for i in range(n)], [f"k{j}" for j in range(n)]
+    baixo = []
+    for h in range(n_heads):
+        baixo.append(tabela_matriz(f"cabeça {h}: pesos", contas["pesos"][h], qs, ks, 3))
+        baixo.append(tabela_matriz(f"cabeça {h}: escores z", contas["escores"][h], qs, ks, 2))
+    S = contas["saida"]
+    baixo.append(tabela_matriz("saída", S, toks, [str(c) for c in range(S.shape[1])], 2, CORES["saida"]))
+    return linha(topo) + linha(baixo)
 
 
 class PainelMecanismo(Painel):
@@ -178,14 +173,14 @@ class PainelMecanismo(Painel):
 
     def figura_estatica(self) -> Image:
         vazios = [ax for h, (ax, *_resto) in enumerate(self.figura.cabecas) if h >= self.estado["n_heads"]]
-        with self._redesenho.desenho_de_fora():  # o painel vivo continua redesenhando só o que muda
+        for ax in vazios:
+            ax.set_visible(False)  # marca a figura como mudada: o desenho é completo, e o próximo também
+        try:
+            self.desenhar()
+            return Image(data=plots.png_do_canvas(self.canvas), format="png")
+        finally:
             for ax in vazios:
-                ax.set_visible(False)
-            try:
-                return Image(data=plots.png(self.fig), format="png")
-            finally:
-                for ax in vazios:
-                    ax.set_visible(True)
+                ax.set_visible(True)
 
 
 def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W_k: ArrayLike | None = None,
@@ -229,12 +224,12 @@ def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W
             ("pesos do token 0 na cabeça 0", ", ".join(f"{x:.3f}" for x in pesos_q0)),
             ("saída do token 0 na cabeça 0", ", ".join(f"{x:.3f}" for x in contas["saida_h"][0, 0])),
             ("saída final do token 0 (depois de W_o)", ", ".join(f"{x:.2f}" for x in contas["saida"][0])),
-        ])
+        ]) + html_do_mecanismo(X, contas, h)
         return {"n_heads": h, "d_head": W_q.shape[1] // h, "pesos": contas["pesos"], "escores": contas["escores"],
                 "saida": contas["saida"], "pesos_q0": pesos_q0, "html": html_}
 
     painel = PainelMecanismo(fig, controles, calcular, "O mecanismo inteiro, ao vivo: mexa na query do token 0 "
                                                        "(Q[0, 0] e Q[0, 1]), na key do token 2 (K[2, 0] e K[2, 1]) "
-                                                       "e nas cabeças")
+                                                       "e nas cabeças", animados=figura.animados())
     painel.figura = figura
     return painel
