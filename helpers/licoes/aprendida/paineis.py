@@ -1,5 +1,5 @@
 """Notebook ``atencao_aprendida``: os painéis — a vista das cabeças (no estilo do BertViz, com frase
-escolhida ou digitada) e o treino ao vivo (botão "treinar", barra de progresso e a curva da perda
+escolhida ou digitada, e a conta q · k da cabeça escolhida numa tabela, de :mod:`.qk`) e o treino ao vivo (botão "treinar", barra de progresso e a curva da perda
 crescendo enquanto o modelo aprende).
 """
 
@@ -33,6 +33,7 @@ from .figuras import (
     titulo_da_vista,
 )
 from .frases import ALVOS, ARTIGOS, LACUNA, N_MAX, VOCABULARIO, Frase, gerar_frases
+from .qk import ContaQK, conta_qk, entradas_das_camadas, tabela_qk
 from .rede import RECEITA_AO_VIVO, ModeloConcordancia, Receita, Treino, treinar
 
 __all__ = ["EXEMPLOS", "DIGITADA", "PainelTreino", "PainelVistaCabecas", "ler_frase", "painel_treino",
@@ -115,7 +116,7 @@ class PainelVistaCabecas(Painel):
         self.modelo = modelo
         self.tokens_digitados: list[str] = ler_frase(controles["texto"].value)
         self.erro_texto: str | None = None
-        self._contas: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self._contas: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = {}
         fig = Figure(figsize=(10.0, altura_da_vista(N_MAX)))
         ax_vista, eixos = layout_vista(fig, modelo.n_camadas, modelo.n_cabecas)
         self.vista, self.miniaturas = VistaCabeca(ax_vista, N_MAX), Miniaturas(eixos)
@@ -128,17 +129,19 @@ class PainelVistaCabecas(Painel):
         frase = self.controles["frase"].value
         return list(self.tokens_digitados) if frase == DIGITADA else frase.split()
 
-    def _pesos_e_probabilidades(self, tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    def _contas_da_frase(self, tokens: list[str]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """Os pesos, as probabilidades e a entrada de cada camada (para a conta q · k) de uma frase, guardados."""
         chave = tuple(tokens)
         if chave not in self._contas:
-            self._contas[chave] = (self.modelo.atencao(tokens), self.modelo.probabilidades(tokens))
+            self._contas[chave] = (self.modelo.atencao(tokens), self.modelo.probabilidades(tokens),
+                                   entradas_das_camadas(self.modelo, tokens))
         return self._contas[chave]
 
     def _calcular_estado(self, v: dict[str, Any]) -> dict[str, Any]:
         tokens = self.tokens()
         c, h, i = int(v["camada"]), int(v["cabeca"]), int(v["palavra"])
         escolhida = None if i < 0 else min(i, len(tokens) - 1)
-        pesos, probs = self._pesos_e_probabilidades(tokens)
+        pesos, probs, entradas = self._contas_da_frase(tokens)
         papeis = papeis_da_frase(tokens)
         self.vista.atualizar(pesos[c, h], tokens, papeis, CORES_CABECAS.get((c, h), CORES["q"]), escolhida,
                              titulo_da_vista(c, h, tokens, escolhida))
@@ -170,10 +173,14 @@ class PainelVistaCabecas(Painel):
                            f"{decimal(pesos[c, h, escolhida, maior])})"))
         aviso = (f"<p style='color:#D55E00;font-size:1.15em'><b>⚠️ {html.escape(self.erro_texto)}</b> (A figura "
                  "continua na última frase válida.)</p>") if self.erro_texto else ""
+        # a conta da cabeça escolhida, aberta: a query da palavra escolhida (todas: a da lacuna) contra cada key
+        qk: ContaQK = conta_qk(self.modelo, tokens, c, h, lacuna if escolhida is None else escolhida, entradas)
+        textos = (f"<div style='display:flex;flex-wrap:wrap;gap:0.5em 2.5em;align-items:flex-start'>"
+                  f"<div>{tabela(linhas)}</div>{tabela_qk(qk)}</div>")
         return {"tokens": tokens, "pesos": pesos, "camada": c, "cabeca": h, "palavra": i,
                 "linha": None if escolhida is None else pesos[c, h, escolhida], "papeis": papeis,
                 "previsao": previsao, "probabilidades": probs, "peso_sujeito": peso_sujeito,
-                "peso_atrator": peso_atrator, "erro": self.erro_texto, "html": aviso + tabela(linhas)}
+                "peso_atrator": peso_atrator, "erro": self.erro_texto, "qk": qk, "html": aviso + textos}
 
     # -- os controles -----------------------------------------------------------------------------
 
@@ -256,7 +263,10 @@ def painel_vista_cabecas(modelo: ModeloConcordancia | None = None, frase: str = 
     Estado: ``tokens``, ``pesos`` ``(n_camadas, n_cabecas, n, n)`` (cada linha soma 1), ``camada``,
     ``cabeca``, ``palavra``, ``linha`` (os pesos da palavra escolhida, ou ``None``), ``papeis``,
     ``previsao``, ``probabilidades`` ``(4,)``, ``peso_sujeito`` e ``peso_atrator`` (da lacuna, na cabeça
-    escolhida) e ``erro`` (a mensagem da última frase digitada inválida, ou ``None``).
+    escolhida), ``qk`` (a :class:`~.qk.ContaQK` da cabeça escolhida: a query da palavra escolhida — com
+    ``palavra = -1``, a da lacuna —, a key de cada palavra, os escores ``q · kⱼ / √d_head`` e os pesos, que o
+    painel mostra numa tabela ao lado dos outros números) e ``erro`` (a mensagem da última frase digitada
+    inválida, ou ``None``).
     """
     if modelo is None:
         from .arquivo import carregar_modelo
