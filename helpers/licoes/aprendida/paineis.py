@@ -1,6 +1,6 @@
 """Notebook ``atencao_aprendida``: os painéis — a vista das cabeças (no estilo do BertViz, com frase
-escolhida ou digitada, e a conta q · k da cabeça escolhida numa tabela, de :mod:`.qk`) e o treino ao vivo (botão "treinar", barra de progresso e a curva da perda
-crescendo enquanto o modelo aprende).
+escolhida ou digitada, e a conta q · k da cabeça escolhida numa tabela, de :mod:`.qk`) e o treino ao vivo
+(botão "treinar", barra de progresso e a curva da perda crescendo enquanto o modelo aprende).
 """
 
 from __future__ import annotations
