@@ -1,26 +1,12 @@
 """Medições de desempenho da coleção: ``python -m benchmarks`` (da raiz do repositório).
 
-Cinco medições, num único processo, numa única tabela:
+1. latência dos sliders no Python (:mod:`.latencia`); 2. custo de executar cada notebook (:mod:`.notebooks`);
+3. vazão da atenção contra o teto do numpy (:mod:`.vazao`); 4. memória da atenção por blocos (:mod:`.blocos`);
+5. da tecla à figura nova no navegador (:mod:`.navegador`); à parte, N estudantes num servidor (:mod:`.turma`).
 
-1. **latência dos sliders** (:mod:`benchmarks.latencia`): cada ``painel_*`` de :mod:`helpers.widgets`;
-2. **custo de executar os notebooks** (:mod:`benchmarks.notebooks`): cada notebook num kernel novo,
-   comparado com um notebook-base que só importa os helpers e desenha uma figura;
-3. **vazão da atenção** (:mod:`benchmarks.vazao`): GFLOP/s de ``scaled_dot_product_attention`` e
-   ``multi_head_attention`` comparados com o teto do numpy (o próprio ``matmul``) na mesma execução;
-4. **memória da atenção por blocos** (:mod:`benchmarks.blocos`): ``helpers.efficient.blockwise_attention``
-   contra a atenção exata;
-5. **latência no navegador** (:mod:`benchmarks.navegador`, com ``--navegador``): da tecla num slider à
-   figura nova na página, e figuras por segundo num arrasto, num JupyterLab de verdade no Chromium,
-   cada painel contra um painel-referência (um slider e uma figura do mesmo tamanho) medido na mesma
-   execução.
-
-As máquinas são barulhentas (outros processos dividem os mesmos núcleos), então o que vale são as
-**razões medidas na mesma execução** (contra o teto, contra o notebook-base, contra a atenção exata,
-contra o painel-referência).
-O benchmark relata; não reprova nada (não há testes cronometrados).
-
-Este módulo tem o que as quatro medições compartilham: a :class:`Linha` da tabela, a formatação
-da tabela em Markdown, a linha da máquina e um cronômetro "melhor de k".
+As máquinas são barulhentas: o que vale são as **razões medidas na mesma execução**. O benchmark relata;
+não reprova nada. Aqui fica o que todas compartilham: a :class:`Linha`, a tabela, o relatório (um
+modelo em ``modelos/`` preenchido e gravado entre marcadores de uma página de ``docs/``) e os cronômetros.
 """
 
 from __future__ import annotations
@@ -29,26 +15,26 @@ import asyncio
 import os
 import platform
 import statistics
+import string
+import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
+from datetime import date
+from pathlib import Path
 
-#: os vereditos possíveis de uma linha
-CUMPRE, NAO_CUMPRE, INFORMATIVO, PENDENTE = "✅", "❌", "—", "⏳"
-
+RAIZ = Path(__file__).resolve().parent.parent
+MODELOS = Path(__file__).resolve().parent / "modelos"
+CUMPRE, NAO_CUMPRE, INFORMATIVO = "✅", "❌", "—"
 COLUNAS = ("#", "medição", "caso", "resultado", "razão", "meta", "")
 
 
 @dataclass
 class Linha:
-    """Uma linha da tabela.
-
-    ``secao``: "1" a "5" (a medição); ``caso``: o que foi medido; ``resultado``: os números;
-    ``razao``: a razão medida na mesma execução (ou ""); ``meta``: o alvo (ou ""); ``veredito``:
-    :data:`CUMPRE`, :data:`NAO_CUMPRE`, :data:`INFORMATIVO` ou :data:`PENDENTE`; ``nota``: uma
-    explicação curta que vai para a lista de notas embaixo da tabela (ou "").
-    """
+    """Uma linha da tabela: ``secao`` ("1" a "5"), o caso, os números, a razão medida na mesma execução,
+    a meta, o veredito (:data:`CUMPRE`, :data:`NAO_CUMPRE` ou :data:`INFORMATIVO`) e uma nota
+    que vai para a lista embaixo da tabela (ou "")."""
 
     secao: str
     medicao: str
@@ -60,119 +46,98 @@ class Linha:
     nota: str = ""
 
     def celulas(self) -> tuple[str, ...]:
-        return (self.secao, self.medicao, self.caso, self.resultado, self.razao, self.meta, self.veredito)
+        return astuple(self)[:-1]
 
 
-def veredito(ok: bool) -> str:
-    return CUMPRE if ok else NAO_CUMPRE
+def aviso(texto: str) -> None:
+    """O progresso vai para o stderr (a tabela, para o stdout)."""
+    print(texto, file=sys.stderr, flush=True)
 
 
-def _escapar(texto: str) -> str:
-    return texto.replace("|", "\\|")
+def tabela(colunas: Sequence[str], linhas: Sequence[Sequence[str]]) -> str:
+    """Uma tabela em Markdown com as colunas alinhadas (lê-se bem no terminal e no GitHub)."""
+    corpo = [[str(c).replace("|", "\\|") for c in linha] for linha in linhas]
+    larguras = [max(len(str(col)), *(len(c[i]) for c in corpo)) for i, col in enumerate(colunas)]
+
+    def fmt(celulas: Sequence[str]) -> str:
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(celulas, larguras, strict=True)) + " |"
+
+    return "\n".join([fmt(colunas), "|" + "|".join("-" * (w + 2) for w in larguras) + "|", *map(fmt, corpo)])
 
 
 def tabela_markdown(linhas: Sequence[Linha]) -> str:
-    """A tabela em Markdown, com colunas alinhadas (lê-se bem no terminal e no GitHub)."""
-    corpo = [tuple(_escapar(c) for c in linha.celulas()) for linha in linhas]
-    larguras = [max([len(COLUNAS[i])] + [len(c[i]) for c in corpo]) for i in range(len(COLUNAS))]
-
-    def fmt(celulas: Iterable[str]) -> str:
-        return "| " + " | ".join(c.ljust(w) for c, w in zip(celulas, larguras, strict=True)) + " |"
-
-    separador = "|" + "|".join("-" * (w + 2) for w in larguras) + "|"
-    return "\n".join([fmt(COLUNAS), separador, *(fmt(c) for c in corpo)])
+    return tabela(COLUNAS, [linha.celulas() for linha in linhas])
 
 
 def notas(linhas: Sequence[Linha]) -> list[str]:
-    """As notas das linhas (sem repetição, na ordem em que aparecem)."""
-    vistas: list[str] = []
-    for linha in linhas:
-        if linha.nota and linha.nota not in vistas:
-            vistas.append(linha.nota)
-    return vistas
+    """As notas das linhas, sem repetição, na ordem em que aparecem."""
+    return list(dict.fromkeys(linha.nota for linha in linhas if linha.nota))
 
 
 def resumo_metas(linhas: Sequence[Linha]) -> str:
     """Uma frase: quantas metas foram cumpridas e quais não."""
     com_meta = [lin for lin in linhas if lin.veredito in (CUMPRE, NAO_CUMPRE)]
-    falhas = [lin for lin in com_meta if lin.veredito == NAO_CUMPRE]
-    texto = f"metas cumpridas: {len(com_meta) - len(falhas)} de {len(com_meta)}"
-    if falhas:
-        texto += "; não cumpridas: " + "; ".join(f"{lin.secao} · {lin.caso}" for lin in falhas)
-    return texto
+    falhas = [f"{lin.secao} · {lin.caso}" for lin in com_meta if lin.veredito == NAO_CUMPRE]
+    return f"metas cumpridas: {len(com_meta) - len(falhas)} de {len(com_meta)}" + (
+        "; não cumpridas: " + "; ".join(falhas) if falhas else "")
 
 
-# ---------------------------------------------------------------------------------------------
-# A máquina
-# ---------------------------------------------------------------------------------------------
+# --- a máquina e a carga -------------------------------------------------------------------------------
 
 
-def _cpu() -> str:
+def carga() -> str:
+    """A carga média do sistema agora (1 min / 5 min), ou "" onde não existe."""
     try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for linha in f:
-                if linha.startswith("model name"):
-                    return linha.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+        um, cinco, _ = os.getloadavg()
+    except (AttributeError, OSError):
+        return ""
+    return f"{um:.1f} / {cinco:.1f}"
 
 
 def info_blas() -> str:
-    """A biblioteca BLAS que o numpy usa de fato (threadpoolctl), ou o que o numpy diz da compilação."""
-    import numpy as np
+    """A biblioteca BLAS que o numpy usa de fato (threadpoolctl), com o núcleo e as threads."""
+    from threadpoolctl import threadpool_info
 
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        threadpool_info = None
-    if threadpool_info is not None:
-        partes = []
-        for info in threadpool_info():
-            if info.get("user_api") != "blas":
-                continue
-            arq = info.get("architecture")
-            partes.append(
-                f"{info.get('internal_api')} {info.get('version')}"
-                + (f", núcleo {arq}" if arq else "")
-                + f", {info.get('num_threads')} threads"
-            )
-        if partes:
-            return "; ".join(partes)
-    try:
-        cfg = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
-        return f"{cfg.get('name')} {cfg.get('version')} (da compilação do numpy; instale threadpoolctl para ver o núcleo)"
-    except Exception:  # versões antigas do numpy não têm mode="dicts"
-        return "desconhecida"
+    partes = [f"{i.get('internal_api')} {i.get('version')}" + (f", núcleo {i['architecture']}" if i.get("architecture")
+              else "") + f", {i.get('num_threads')} threads" for i in threadpool_info() if i.get("user_api") == "blas"]
+    return "; ".join(partes) or "desconhecida"
 
 
 def linha_maquina() -> str:
-    """Uma linha: CPUs, processador, Python, numpy, BLAS e as variáveis OPENBLAS_* em vigor."""
+    """CPUs, processador, Python, numpy e BLAS, numa linha."""
     import numpy as np
+    import psutil
 
-    texto = (
-        f"máquina: {os.cpu_count()} CPUs ({_cpu()}) · Python {platform.python_version()} · "
-        f"numpy {np.__version__} · BLAS: {info_blas()}"
-    )
-    variaveis = [f"{k}={v}" for k, v in sorted(os.environ.items()) if k in ("OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS",
-                                                                        "OMP_NUM_THREADS", "OPENBLAS_L2_SIZE")]
-    if variaveis:
-        texto += " · " + " ".join(variaveis)
-    return texto
+    return (f"máquina: {psutil.cpu_count()} CPUs ({platform.processor() or platform.machine()}), "
+            f"{psutil.virtual_memory().total / 2**30:.0f} GB · Python {platform.python_version()} · "
+            f"numpy {np.__version__} · BLAS: {info_blas()}")
 
 
-# ---------------------------------------------------------------------------------------------
-# Cronômetro
-# ---------------------------------------------------------------------------------------------
+# --- o relatório -------------------------------------------------------------------------------------------
+
+
+def relatorio(modelo: str, **campos: object) -> str:
+    """O modelo ``modelos/<modelo>.md`` preenchido (``$campo``) com a data de hoje e ``campos``."""
+    texto = (MODELOS / f"{modelo}.md").read_text(encoding="utf-8")
+    return string.Template(texto).substitute(data=date.today().isoformat(), **campos).strip() + "\n"
+
+
+def gravar_na_pagina(conteudo: str, caminho: Path, marca: str) -> None:
+    """Troca só o que está entre ``<!-- marca:inicio -->`` e ``<!-- marca:fim -->`` em ``caminho``."""
+    inicio, fim = f"<!-- {marca}:inicio -->", f"<!-- {marca}:fim -->"
+    texto = caminho.read_text(encoding="utf-8")
+    if texto.count(inicio) != 1 or texto.count(fim) != 1:
+        raise SystemExit(f"{caminho.name} precisa ter os marcadores {inicio} e {fim}, uma vez cada")
+    antes, resto = texto.split(inicio, 1)
+    caminho.write_text(f"{antes}{inicio}\n{conteudo.strip()}\n{fim}{resto.split(fim, 1)[1]}", encoding="utf-8")
+
+
+# --- cronômetros --------------------------------------------------------------------------------------------
 
 
 def fora_do_laco(f: Callable[..., object], *args: object) -> object:
-    """``f(*args)``, num fio próprio se este fio já tem um laço asyncio rodando.
-
-    Num notebook do Jupyter, ou num processo com a API síncrona do Playwright aberta (os testes de
-    navegador), ``asyncio.run`` e ``sync_playwright`` recusam-se a rodar no fio principal; num fio novo, sem
-    laço, eles rodam. O resultado (ou a exceção) volta para quem chamou.
-    """
+    """``f(*args)``, num fio próprio se este fio já tem um laço asyncio rodando (um notebook, os testes de
+    navegador), onde ``asyncio.run`` e ``sync_playwright`` se recusam a rodar."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -181,41 +146,27 @@ def fora_do_laco(f: Callable[..., object], *args: object) -> object:
         return fio.submit(f, *args).result()
 
 
-def cronometrar(f: Callable[[], object]) -> float:
-    """Segundos de uma chamada de ``f`` (a desalocação do resultado fica fora da medida)."""
-    inicio = time.perf_counter()
-    resultado = f()
-    fim = time.perf_counter()
-    del resultado
-    return fim - inicio
-
-
 def melhor_de(funcoes: dict[str, Callable[[], object]], k: int, minimo_s: float = 0.0,
               maximo_rodadas: int = 1000) -> dict[str, float]:
-    """O menor tempo (s) de cada função em ``k`` rodadas **intercaladas** (ou mais, até somar ``minimo_s``).
-
-    Intercalar (A, B, A, B, …) em vez de (A, A, …, B, B, …) faz o ruído de outros processos cair
-    igualmente sobre todas; o mínimo é a estimativa menos contaminada pelo ruído. Com ``minimo_s``, as
-    rodadas continuam (até ``maximo_rodadas``) enquanto não se passaram ``minimo_s`` segundos: casos
-    rápidos espalham as medidas no tempo e têm mais chance de pegar um momento sem outros processos.
-    """
-    melhores = {nome: float("inf") for nome in funcoes}
-    inicio = time.perf_counter()
-    rodada = 0
+    """O menor tempo (s) de cada função em ``k`` rodadas **intercaladas** (A, B, A, B…: o ruído de outros
+    processos cai igualmente sobre todas), ou mais rodadas, até somar ``minimo_s`` (no máximo ``maximo_rodadas``)."""
+    melhores = dict.fromkeys(funcoes, float("inf"))
+    inicio, rodada = time.perf_counter(), 0
     while rodada < k or (time.perf_counter() - inicio < minimo_s and rodada < maximo_rodadas):
         for nome, f in funcoes.items():
-            melhores[nome] = min(melhores[nome], cronometrar(f))
+            t0 = time.perf_counter()
+            resultado = f()
+            melhores[nome] = min(melhores[nome], time.perf_counter() - t0)
+            del resultado
         rodada += 1
     return melhores
 
 
 def mediana_p95(amostras_ms: Sequence[float]) -> tuple[float, float]:
-    """Mediana e percentil 95 (interpolação linear) de uma lista de tempos."""
+    """Mediana e percentil 95 (interpolação linear) de uma lista de tempos (``nan`` sem amostras)."""
     ordenadas = sorted(amostras_ms)
     if not ordenadas:
         return float("nan"), float("nan")
     pos = 0.95 * (len(ordenadas) - 1)
-    baixo = int(pos)
-    alto = min(baixo + 1, len(ordenadas) - 1)
-    p95 = ordenadas[baixo] + (ordenadas[alto] - ordenadas[baixo]) * (pos - baixo)
-    return statistics.median(ordenadas), p95
+    baixo, alto = int(pos), min(int(pos) + 1, len(ordenadas) - 1)
+    return statistics.median(ordenadas), ordenadas[baixo] + (ordenadas[alto] - ordenadas[baixo]) * (pos - baixo)

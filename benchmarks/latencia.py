@@ -1,19 +1,14 @@
-"""1 · Latência dos sliders: quanto um painel demora para reagir a um movimento.
+"""1 · Latência dos sliders no Python: quanto um painel demora para reagir a um movimento.
 
-Descobre todo ``painel_*`` das lições (:mod:`helpers.licoes`), cria cada um sem argumentos e move cada
-controle por ~30 valores, do mínimo ao máximo (sliders), por todas as opções (SelectionSlider,
-Dropdown, ToggleButtons…) ou ligando e desligando (Checkbox). Cada movimento é cronometrado por fora,
-em volta do ``controle.value = …``: inclui o observador, as contas, o redesenho e a codificação do
-PNG — tudo o que acontece antes de a imagem nova estar pronta para o navegador.
-
-A razão relatada é a mediana de um movimento dividida pela mediana de redesenhar por inteiro e
-codificar a mesma figura (``plots.png(painel.fig)``, sem mudar nada): o painel redesenha só os artistas
-animados sobre o fundo guardado (*blitting*, :class:`helpers.paineis.Painel`), então abaixo de 1 é o ganho
-disso; perto de 1 ou acima, o painel está refazendo a figura inteira (ou as contas pesam).
+Cria cada ``painel_*`` das lições sem argumentos e move cada controle por ~30 valores (sliders do mínimo
+ao máximo, todas as opções de uma escolha, caixas liga-desliga), cronometrando em volta do
+``controle.value = …``: observador, contas, redesenho e PNG. A razão é sobre redesenhar a figura inteira e
+codificá-la (``plots.png``): abaixo de 1, o ganho do *blitting* de :class:`helpers.paineis.Painel`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -32,13 +27,6 @@ NOTA = (
     "movimento sobre a de redesenhar por inteiro e codificar a mesma figura (`plots.png`): abaixo de 1, é o ganho "
     "de redesenhar só o que muda."
 )
-
-
-def paineis() -> dict[str, Callable[[], Any]]:
-    """``{nome: função}`` de todo ``painel_*`` definido nas lições (:mod:`helpers.licoes`), na ordem da trilha."""
-    from tools.notebooks import paineis as todos
-
-    return todos()
 
 
 def _no_passo(x: float, minimo: float, passo: float | None) -> float:
@@ -93,8 +81,8 @@ def movimentos(controle: Any, n: int) -> list[Callable[[], None]] | None:
 
 
 def _desenho_completo_ms(fig: Any) -> float:
-    """ms de redesenhar a figura inteira e codificar o PNG (``plots.png``), sem perturbar o painel: as
-    marcas de "mudou" dos artistas (que o redesenho parcial usa) voltam a ser o que eram."""
+    """ms de redesenhar a figura inteira e codificar o PNG (``plots.png``), sem perturbar o painel: as marcas
+    de "mudou" dos artistas voltam a ser o que eram."""
     from helpers import plots
 
     marcas = [(a, a.stale) for a in fig.findobj()]
@@ -108,86 +96,51 @@ def _desenho_completo_ms(fig: Any) -> float:
 
 def medir_painel(nome: str, fabrica: Callable[[], Any], n_movimentos: int = 30) -> Linha:
     """Cria o painel, move cada controle ``n_movimentos`` vezes e devolve a linha da tabela."""
+    meta = f"mediana ≤ {META_MEDIANA_MS:.0f} ms, p95 ≤ {META_P95_MS:.0f} ms"
+    amostras, amostras_cpu, pisos, por_controle, ignorados, erro = [], [], [], {}, [], ""
     try:
         painel = fabrica()
-    except Exception as exc:  # o benchmark relata o erro e segue para o próximo painel
-        return Linha("1", MEDICAO, nome, f"ERRO ao criar o painel: {type(exc).__name__}: {exc}"[:160],
-                     meta=f"mediana ≤ {META_MEDIANA_MS:.0f} ms, p95 ≤ {META_P95_MS:.0f} ms", veredito=NAO_CUMPRE)
-    amostras: list[float] = []
-    amostras_cpu: list[float] = []
-    pisos: list[float] = []  # redesenhar por inteiro e codificar a mesma figura, sem mudar nada
-    por_controle: dict[str, float] = {}
-    ignorados: list[str] = []
-    erro = ""
-    for nome_controle, controle in painel.controles.items():
-        acoes = movimentos(controle, n_movimentos)
-        if acoes is None:
-            ignorados.append(nome_controle)
-            continue
-        original = controle.value
-        tempos: list[float] = []
-        tempos_cpu: list[float] = []
-        for acao in acoes:
-            tempo_antes, estado_antes = painel.ultimo_tempo_ms, painel.estado
-            try:
+        for nome_controle, controle in painel.controles.items():
+            acoes = movimentos(controle, n_movimentos)
+            if acoes is None:
+                ignorados.append(nome_controle)
+                continue
+            original, tempos = controle.value, []
+            for acao in acoes:
+                tempo_antes, estado_antes = painel.ultimo_tempo_ms, painel.estado
                 inicio, inicio_cpu = time.perf_counter(), time.process_time()
                 acao()
-                dt = (time.perf_counter() - inicio) * 1000
-                dt_cpu = (time.process_time() - inicio_cpu) * 1000
-            except Exception as exc:
-                erro = f"ERRO ao mover {nome_controle}: {type(exc).__name__}: {exc}"[:160]
-                break
-            if painel.ultimo_tempo_ms != tempo_antes or painel.estado is not estado_antes:  # houve atualização
-                tempos.append(dt)
-                tempos_cpu.append(min(dt, dt_cpu))
-                if len(tempos) % 3 == 1:  # o desenho completo, intercalado com os movimentos (mesmo ruído)
-                    pisos.append(_desenho_completo_ms(painel.fig))
-        try:
-            controle.value = original
-        except Exception:  # o valor original fora da faixa nova de um controle dependente: deixa como está
-            pass
-        if tempos:
-            por_controle[nome_controle] = float(np.median(tempos))
-        amostras += tempos
-        amostras_cpu += tempos_cpu
-        if erro:
-            break
-    piso = float(np.median(pisos)) if pisos else float("nan")
-    meta = f"mediana ≤ {META_MEDIANA_MS:.0f} ms, p95 ≤ {META_P95_MS:.0f} ms"
+                dt, dt_cpu = (time.perf_counter() - inicio) * 1000, (time.process_time() - inicio_cpu) * 1000
+                if painel.ultimo_tempo_ms != tempo_antes or painel.estado is not estado_antes:  # houve atualização
+                    tempos.append(dt)
+                    amostras_cpu.append(min(dt, dt_cpu))
+                    if len(tempos) % 3 == 1:  # o desenho completo, intercalado com os movimentos (mesmo ruído)
+                        pisos.append(_desenho_completo_ms(painel.fig))
+            with contextlib.suppress(Exception):  # o original fora da faixa nova de um controle dependente
+                controle.value = original
+            if tempos:
+                por_controle[nome_controle] = float(np.median(tempos))
+            amostras += tempos
+    except Exception as exc:  # o benchmark relata o erro e segue para o próximo painel
+        erro = f"ERRO: {type(exc).__name__}: {exc}"[:160]
     if erro or not amostras:
         return Linha("1", MEDICAO, nome, erro or "nenhum controle que o benchmark saiba mover", meta=meta,
                      veredito=NAO_CUMPRE)
-    mediana, p95 = mediana_p95(amostras)
-    mediana_cpu, p95_cpu = mediana_p95(amostras_cpu)
-    pior = max(por_controle, key=por_controle.get)
+    (mediana, p95), (mediana_cpu, p95_cpu) = mediana_p95(amostras), mediana_p95(amostras_cpu)
+    piso, pior = float(np.median(pisos)), max(por_controle, key=por_controle.get)
     resultado = (f"mediana {mediana:.0f} ms · p95 {p95:.0f} ms (CPU: {mediana_cpu:.0f} · {p95_cpu:.0f} ms; "
                  f"{len(amostras)} movimentos de {len(por_controle)} controles; mais lento: {pior} "
-                 f"{por_controle[pior]:.0f} ms)")
-    if ignorados:
-        resultado += f"; não movidos: {', '.join(ignorados)}"
+                 f"{por_controle[pior]:.0f} ms)" + (f"; não movidos: {', '.join(ignorados)}" if ignorados else ""))
     ok = mediana_cpu <= META_MEDIANA_MS and p95_cpu <= META_P95_MS
-    linha = Linha("1", MEDICAO, nome, resultado, razao=f"{mediana / piso:.2f}× completo ({piso:.0f} ms)", meta=meta,
-                  veredito=CUMPRE if ok else NAO_CUMPRE, nota=NOTA)
-    if not ok:
-        linha.nota = (
-            f"1 · {nome} passa da meta: " + (
-                "o tempo é o do matplotlib redesenhando o que muda e codificando a figura; o remédio é mudar menos "
-                "(menos textos, marcas e legendas que mudam) ou uma figura menor." if mediana / piso < 0.8 else
-                "o painel está redesenhando a figura inteira (limites de eixo que mudam, artistas criados a cada "
-                "movimento, um artista que muda sem estar em `animados`) ou as contas pesam; o remédio é mudar os "
-                "artistas no lugar e passá-los em `animados`."
-            )
-        )
-    return linha
+    return Linha("1", MEDICAO, nome, resultado, razao=f"{mediana / piso:.2f}× completo ({piso:.0f} ms)", meta=meta,
+                 veredito=CUMPRE if ok else NAO_CUMPRE, nota=NOTA)
 
 
-def medir_latencia(n_movimentos: int = 30, nomes: list[str] | None = None) -> list[Linha]:
-    """Uma linha por painel (todos, ou só os de ``nomes``)."""
+def medir_latencia(n_movimentos: int = 30) -> list[Linha]:
+    """Uma linha por painel."""
     import matplotlib
 
+    from tools.notebooks import paineis
+
     matplotlib.use("Agg")
-    todos = paineis()
-    escolhidos = todos if nomes is None else {n: todos[n] for n in nomes}
-    if not escolhidos:
-        return [Linha("1", MEDICAO, "(nenhum painel_* em helpers/licoes)", "", veredito=NAO_CUMPRE)]
-    return [medir_painel(nome, f, n_movimentos) for nome, f in escolhidos.items()]
+    return [medir_painel(nome, f, n_movimentos) for nome, f in paineis().items()]

@@ -1,12 +1,6 @@
-"""2 · Custo de executar os notebooks: cada um num kernel novo, de cima a baixo.
-
-Cada ``notebooks/*.ipynb`` é lido para a memória e executado com o nbclient num kernel novo, com a
-pasta ``notebooks/`` como diretório de trabalho (como no nbval); a cópia executada é descartada, os
-notebooks do repositório não mudam. O tempo de relógio inclui subir e desligar o kernel.
-
-A referência é um **notebook-base** gerado aqui mesmo, que só importa os helpers e desenha uma figura:
-é o custo fixo de qualquer notebook da coleção. A razão de cada notebook é o seu tempo sobre o do
-notebook-base medido na mesma execução (o menor de duas rodadas).
+"""2 · Custo de executar os notebooks: cada um num kernel novo, de cima a baixo (nbclient, pasta
+``notebooks/``, cópia na memória: os arquivos não mudam), contra um **notebook-base** que só importa os
+helpers e desenha uma figura — o custo fixo de qualquer notebook —, medido na mesma execução.
 """
 
 from __future__ import annotations
@@ -62,10 +56,6 @@ def executar(nb, pasta: Path = PASTA, timeout: int = 600) -> tuple[float, float]
     """Executa ``nb`` (já na memória) num kernel novo; devolve (segundos de relógio, segundos nas células)."""
     from nbclient import NotebookClient
 
-    for c in nb.cells:
-        if c.cell_type == "code":
-            c.outputs = []
-            c.execution_count = None
     cliente = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=True,
                              store_widget_state=False, resources={"metadata": {"path": str(pasta)}})
     inicio = time.perf_counter()
@@ -101,13 +91,8 @@ def medir_notebooks(arquivos: list[Path] | None = None, rodadas_base: int = 2, r
             continue
         total += t
         razao = t / t_base
-        linha = Linha("2", MEDICAO, caminho.name, f"{t:.1f} s (células {cel:.1f} s)", razao=f"{razao:.2f}× base",
-                      meta=meta, veredito=CUMPRE if round(razao, 2) <= META_RAZAO else NAO_CUMPRE)
-        if linha.veredito == NAO_CUMPRE:
-            linha.nota = (f"2 · {caminho.name} passa de {META_RAZAO:g}× o notebook-base: as células levam {cel:.1f} s "
-                          f"(as do notebook-base, {cel_base:.1f} s); o resto é subir e desligar o kernel. Para "
-                          "baixar, as células mais lentas precisam de contas menores (menos pontos, menos repetições).")
-        linhas.append(linha)
+        linhas.append(Linha("2", MEDICAO, caminho.name, f"{t:.1f} s (células {cel:.1f} s)", razao=f"{razao:.2f}× base",
+                            meta=meta, veredito=CUMPRE if round(razao, 2) <= META_RAZAO else NAO_CUMPRE))
     if arquivos:
         linhas.append(Linha("2", MEDICAO, f"coleção inteira ({len(arquivos)} notebook{'s' if len(arquivos) > 1 else ''})", f"{total:.1f} s",
                             razao=f"{total / t_base:.1f}× base", meta=f"≈ 1 min (≤ {META_TOTAL_S:.0f} s)",
