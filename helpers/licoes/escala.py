@@ -247,7 +247,27 @@ def _outro_divisor(y: Any, _certo: Any, caso: Caso) -> bool:
             and not math.isclose(c, 1 / math.sqrt(K.shape[1]), rel_tol=1e-6))
 
 
+def _em_float16(y: Any, certo: Any, _caso: Caso) -> bool:
+    """A resposta veio em float16 e só difere da certa pelo arredondamento dele (≈ 3 algarismos significativos)."""
+    arr = np.asarray(y)
+    if arr.dtype != np.float16:
+        return False
+    alvo = np.asarray(certo, dtype=float)
+    return arr.shape == alvo.shape and bool(np.allclose(arr.astype(float), alvo, rtol=2e-3, atol=2e-3))
+
+
+def _erro_float16(o_que: str) -> Erro:
+    """A resposta em float16: o dtype que o estudante usou, e por que ele não basta aqui."""
+    return Erro("contas em float16",
+                f"Os seus {o_que} vieram com dtype float16 (meia precisão): os números estão certos só até a "
+                "terceira casa, porque o float16 guarda uns 3 algarismos significativos (e o maior número que cabe "
+                "nele é 65 504 — e^12 já passa disso). Faça as contas no dtype das entradas (float64 ou float32): tire "
+                "o .astype(np.float16) ou o dtype=np.float16.",
+                quando=_em_float16)
+
+
 def _explica_outro_divisor(q: np.ndarray, K: np.ndarray) -> str:
+
     d = K.shape[1]
     return (f"Os escores são proporcionais aos certos, mas o divisor não é √d = √{d} ≈ {decimal(math.sqrt(d), 2)}. "
             "Um número fixo (como o √2 do exemplo, que só vale com d = 2) não acompanha a dimensão, e nem K.size "
@@ -301,6 +321,7 @@ ESCORES_ESCALADOS = Exercicio(
         # os tropeços de um laço (os que dão uma resposta construível), também com a escala certa por cima
         *[_com_escala(e) for e in ERROS_DE_LACO_E_ORDEM if e.resposta is not None],
         Erro("outro divisor no lugar de √d", _explica_outro_divisor, quando=_outro_divisor),
+        _erro_float16("escores"),
     ],
     explica_forma=explica_forma_q_k,
     dica_de_forma="Os escores escalados são um vetor (n,): um escore por key.",
@@ -466,8 +487,9 @@ def desenhar_sensibilidade(ax: Axes, dims: Sequence[int], sensibilidade: np.ndar
 # Prever, depois conferir
 # ---------------------------------------------------------------------------------------------
 
-#: o formato dos erros típicos da previsão da variância: um número inteiro, sem folga
-_INTEIRO = NumeroAproximado(casas=0)
+#: o formato dos erros típicos da previsão da variância: o número do erro, sem folga (só o arredondamento em duas casas;
+#: arredondar para o inteiro faria 0,5 passar por 1 e 0,4 por 0, e o diagnóstico seria falso)
+_INTEIRO = NumeroAproximado(casas=2)
 
 PREVISAO_VARIANCIA = Previsao(
     nome="a variância de q·k",
@@ -489,6 +511,12 @@ PREVISAO_VARIANCIA = Previsao(
                         "espalhamento em torno dessa média, e ele cresce com d.", resposta=lambda: 0, formato=_INTEIRO),
         Erro("d ao quadrado", "4096 = 64². Cada termo qᵢkᵢ tem variância 1 · 1 = 1, e são 64 termos: a variância é 64, "
                               "não 64².", resposta=lambda: 4096, formato=_INTEIRO),
+        Erro("a chance de q·k ser positivo",
+             "0,5 parece uma probabilidade, não uma variância: é a chance de q·k sair positivo (por simetria, metade "
+             "das vezes), ou um peso entre 0 e 1. A variância mede quanto q·k se **espalha** em torno da média 0, e "
+             "não fica presa entre 0 e 1: q·k soma d = 64 termos qᵢkᵢ independentes, cada um de variância 1, e as "
+             "variâncias se somam.",
+             resposta=lambda: 0.5, formato=_INTEIRO),
         Erro("somou as variâncias de q e de k", "128 = 2 · 64 seria somar as variâncias das coordenadas de q e de k. "
                                                 "Mas os termos são **produtos** qᵢkᵢ, e a variância de cada produto é "
                                                 "1 · 1 = 1.", resposta=lambda: 128, formato=_INTEIRO),
@@ -627,6 +655,7 @@ PESOS_ATENCAO = Exercicio(
              "Os pesos estão certos, mas transpostos: a linha i deve ser a query i (e a coluna j, a key j). Não "
              "transponha o resultado no fim.",
              resposta=lambda Q, K: _certo_pesos(Q, K).T if _quadrado(Q, K) else None),
+        _erro_float16("pesos"),
     ],
     explica_forma=_explica_forma_pesos,
     dica_de_forma="Os pesos têm uma linha por query e uma coluna por key: forma (m, n).",

@@ -344,7 +344,12 @@ ESCORES = Exercicio(
     certo=lambda q, K: K @ q,
     acerto="Correto! Os escores são K @ q: um produto escalar por linha de K, na ordem das keys. No exemplo resolvido "
            "eles dão (1, 0, 0.5): k₁ em 1º lugar, k₃ em 2º, k₂ em 3º.",
-    erros=[*ERROS_ESCORES, *ERROS_DE_LACO_E_ORDEM],
+    erros=[*ERROS_ESCORES, *ERROS_DE_LACO_E_ORDEM,
+           Erro("dividiu por √d (a escala do notebook 03)",
+                lambda q, K: f"Você dividiu os escores por √d = √{q.shape[-1]}. Essa escala existe — é o assunto do "
+                             "notebook 03, e a atenção a usa antes da softmax —, mas este exercício pede o produto "
+                             "escalar **puro**, q·kᵢ, sem dividir por nada: no exemplo resolvido, (1, 0, 0.5).",
+                resposta=lambda q, K: K @ q / np.sqrt(q.shape[-1]))],
     explica_forma=explica_forma_q_k,
     dica_de_forma="Os escores são um vetor (n,): um escore por key, na ordem das linhas de K.",
 )
@@ -389,6 +394,17 @@ def _casos_cosseno() -> list[Caso]:
     ]
 
 
+def _explica_forma_cosseno(q: np.ndarray, K: np.ndarray) -> str:
+    """O que dizer quando a conta do cosseno nem roda: um produto de matrizes na ordem errada (``q @ K``) ou uma
+    divisão elemento a elemento de K pelos comprimentos sem keepdims (o texto separa os dois pela mensagem do numpy)."""
+    n, d = K.shape
+    return (f"Aqui q tem forma ({d},) e K tem forma ({n}, {d}): uma key por linha. Se o numpy reclamou de matmul, "
+            f"foi um produto de matrizes na ordem errada: q @ K tenta casar as {d} coordenadas de q com as {n} linhas "
+            "de K; use K @ q (ou q @ K.T). Se reclamou de broadcast, foi uma conta elemento a elemento: os "
+            f"comprimentos das keys, um por linha, têm forma ({n},), e o * ou o / os alinha com o último eixo de K, "
+            f"que tem {d}; para dividir cada linha de K pelo seu comprimento, use keepdims=True (forma ({n}, 1)).")
+
+
 ESCORES_COSSENO = Exercicio(
     nome="escores por cosseno com temperatura",
     casos=_casos_cosseno,
@@ -422,6 +438,12 @@ ESCORES_COSSENO = Exercicio(
              "Você dividiu pelos comprimentos ao quadrado (|q|² |kᵢ|², como q·q e k·k). O cosseno divide pelos "
              "comprimentos: |q| = √(q·q).",
              resposta=lambda q, K, tau: K @ q / (np.sum(K**2, axis=1) * np.sum(q**2)) / tau),
+        Erro("√d no lugar das normas",
+             lambda q, K, tau: f"Você dividiu o produto escalar por √d = √{q.shape[-1]}, a escala da atenção do "
+                               "notebook 03. O cosseno divide por outra coisa: pelos **comprimentos** de q e de cada "
+                               "key, cos θ = q·kᵢ / (|q| |kᵢ|) — e depois pela temperatura τ. O √d não entra.",
+             quando=bate_com_alguma(Array(), lambda q, K, tau: K @ q / np.sqrt(q.shape[-1]),
+                                     lambda q, K, tau: K @ q / np.sqrt(q.shape[-1]) / tau)),
         Erro("multiplicou por τ",
              "Você multiplicou por τ; aqui a temperatura **divide**, como no Swin Transformer V2 (e como na "
              "temperatura da softmax do notebook 04): τ pequeno deixa os escores maiores e a atenção mais concentrada.",
@@ -487,7 +509,7 @@ ESCORES_COSSENO = Exercicio(
              quando=bate_com_alguma(Array(), lambda q, K, tau: np.sort(_cos(q, K) / tau),
                                      lambda q, K, tau: np.sort(_cos(q, K) / tau)[::-1])),
     ],
-    explica_forma=lambda q, K, **_: explica_forma_q_k(q, K),
+    explica_forma=lambda q, K, **_: _explica_forma_cosseno(q, K),
     dica_de_forma="Os escores são um vetor (n,): um escore por key, na ordem das linhas de K.",
 )
 

@@ -405,6 +405,31 @@ JACOBIANO = Exercicio(
              "Sinal trocado: você calculou s sᵀ − diag(s). Aumentar zᵢ **aumenta** sᵢ, então a diagonal é positiva: "
              "J = diag(s) − s sᵀ.",
              resposta=lambda z: -softmax_jacobian(softmax(z))),
+        Erro("somou s sᵀ em vez de subtrair",
+             "O sinal do segundo termo ficou trocado: você calculou diag(s) + s sᵀ. Fora da diagonal o jacobiano é "
+             "**negativo** — aumentar o escore zⱼ tira peso de todos os outros, J[i, j] = −sᵢsⱼ —, e na diagonal "
+             "J[i, i] = sᵢ − sᵢ². Subtraia: diag(s) − s sᵀ.",
+             resposta=lambda z: np.diag(softmax(z)) + np.outer(softmax(z), softmax(z))),
+        Erro("só s sᵀ",
+             "Você devolveu só s sᵀ, a tabela dos produtos sᵢsⱼ: faltou o diag(s) e o sinal de menos. O jacobiano é "
+             "diag(s) − s sᵀ: sᵢ − sᵢ² na diagonal e −sᵢsⱼ fora dela.",
+             resposta=lambda z: np.outer(softmax(z), softmax(z))),
+        Erro("s·s (um número) no lugar de s sᵀ",
+             lambda z: "Você subtraiu um **número** de diag(s), e não uma matriz: o produto escalar s·s = Σ sᵢ², que o "
+                       f"broadcasting tira de todas as {z.size}² entradas. É o que s @ s.T dá num vetor 1-D (nele, s.T "
+                       "é o próprio s), e também np.dot(s, s), ou sᵀ s com s em pé, (1, n) @ (n, 1). A tabela de todos "
+                       "os produtos sᵢsⱼ é o produto **externo**: np.outer(s, s), ou a coluna vezes a linha, "
+                       "s[:, None] @ s[None, :].",
+             resposta=lambda z: np.diag(softmax(z)) - float(softmax(z) @ softmax(z))),
+        Erro("só a diagonal, como matriz",
+             "Você montou só a diagonal, diag(s − s²): ela está certa, mas o resto da matriz ficou 0. Fora da "
+             "diagonal o jacobiano não é 0 — aumentar um escore **tira** peso dos outros, J[i, j] = −sᵢsⱼ. Subtraia a "
+             "tabela inteira dos produtos: diag(s) − s sᵀ.",
+             resposta=lambda z: np.diag(softmax(z) * (1 - softmax(z)))),
+        Erro("identidade no lugar de diag(s)",
+             "Você usou a identidade (np.eye) no lugar de diag(s): calculou δᵢⱼ − sᵢsⱼ. O δᵢⱼ vem multiplicado por "
+             "sᵢ — J[i, j] = sᵢ(δᵢⱼ − sⱼ) = sᵢδᵢⱼ − sᵢsⱼ —, então o primeiro termo é np.diag(s), não np.eye(n).",
+             resposta=lambda z: np.eye(z.size) - np.outer(softmax(z), softmax(z))),
         Erro("sem o fator sᵢ",
              "Faltou multiplicar por sᵢ: você calculou δᵢⱼ − sⱼ. O certo é sᵢ(δᵢⱼ − sⱼ), ou seja, cada linha i "
              "multiplicada por sᵢ.",

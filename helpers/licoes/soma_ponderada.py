@@ -7,6 +7,7 @@ mostra e corrige.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ from ..corretor import (
     Previsao,
     Regra,
     SaidaOuPar,
+    bate_com_alguma,
     conferir,
     corretor_de,
     usa_nomes,
@@ -412,11 +414,14 @@ def _sem_dividir_pela_soma(z: np.ndarray) -> np.ndarray:
 
 def _explica_forma_atencao(q: np.ndarray, K: np.ndarray, V: np.ndarray) -> str:
     """O que dizer quando a atenção do estudante nem roda com estas formas: as formas de cada passo, o eixo das keys
-    e o keepdims (o erro pode estar num ``@``, numa redução sem keepdims ou num axis=1 num vetor)."""
+    e o keepdims (o erro pode estar num produto de matrizes, numa redução sem keepdims ou num axis=1 num vetor: o
+    texto separa os casos pela mensagem do numpy, que o estudante acabou de ler)."""
     lote = tuple(q.shape[:-1])
-    texto = (f"Aqui q tem forma {q.shape}, K {K.shape} e V {V.shape}. Os escores q @ K.T têm forma "
-             f"{(*lote, K.shape[0])} — K transposto, uma coluna por key — e a saída pesos @ V, forma "
-             f"{(*lote, V.shape[-1])}: confira a ordem dos fatores em cada @. ")
+    texto = (f"Aqui q tem forma {q.shape}, K {K.shape} e V {V.shape}. Os escores q·Kᵀ têm forma "
+             f"{(*lote, K.shape[0])} — um por key — e a saída, os pesos vezes V, forma "
+             f"{(*lote, V.shape[-1])}. Se o numpy reclamou de matmul (ou de shapes not aligned), o problema está "
+             "num produto de matrizes (@, np.dot, np.matmul): confira a ordem dos fatores e o K transposto. Se "
+             "reclamou de broadcast, está numa conta elemento a elemento (−, /) entre formas que não se alinham. ")
     if q.ndim == 1:
         return texto + ("Com uma query só os escores são um vetor, de um eixo só: nas reduções da softmax use axis=-1 "
                         "(axis=1 não existe num vetor).")
@@ -470,6 +475,38 @@ def _par_trocado(y: Any, _certo: Any, caso: Caso) -> bool:
             and bool(np.allclose(b, pesos @ V, atol=1e-6)) and a.shape != b.shape)
 
 
+def _formas_da_mensagem(exc: BaseException) -> list[tuple[int, ...]]:
+    """As formas que o numpy cita numa mensagem de broadcasting ("… with shapes (3,) (3,2)")."""
+    return [tuple(int(n) for n in grupo.replace(" ", "").split(",") if n)
+            for grupo in re.findall(r"\(([\d,\s]*)\)", str(exc))]
+
+
+def _pesos_vezes_v_quebrou(exc: BaseException, caso: Caso) -> bool:
+    """O numpy recusou um produto elemento a elemento entre os pesos ``(…, n_k)`` e V ``(n_k, d_v)`` (``pesos * V``)."""
+    q, K, V = (np.asarray(caso.entradas[k]) for k in ("q", "K", "V"))
+    pesos = (*q.shape[:-1], K.shape[0])
+    formas = _formas_da_mensagem(exc)
+    return ("broadcast" in str(exc) and len(formas) >= 2 and {formas[0], formas[1]} == {pesos, V.shape}
+            and pesos != V.shape)
+
+
+def _pesos_da_atencao(q: np.ndarray, K: np.ndarray, eixo: int = -1) -> np.ndarray:
+    return softmax(q @ K.T / math.sqrt(q.shape[-1]), axis=eixo)
+
+
+def _trio(y: Any, _certo: Any, caso: Caso) -> bool:
+    """Três coisas devolvidas, a primeira a saída certa: ``(saída, pesos, escores)`` e afins."""
+    if not isinstance(y, (tuple, list)) or len(y) != 3:
+        return False
+    q, K, V = (np.asarray(caso.entradas[k], dtype=float) for k in ("q", "K", "V"))
+    saida = _pesos_da_atencao(q, K) @ V
+    try:
+        primeira = np.asarray(y[0], dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return primeira.shape == saida.shape and bool(np.allclose(primeira, saida, rtol=1e-6, atol=1e-9))
+
+
 def erros_da_atencao() -> list[Erro]:
     """Os erros clássicos da atenção por produto escalar escalado, sem máscara (a do 07 tem os seus)."""
     return [
@@ -520,6 +557,34 @@ def erros_da_atencao() -> list[Erro]:
              "Você multiplicou cada value pelo seu peso, mas não somou as parcelas: veio uma linha wᵢvᵢ por key. A "
              "saída é a **soma** delas, Σ wᵢvᵢ — pesos @ V faz o produto e a soma de uma vez.",
              resposta=lambda q, K, V: softmax(q @ K.T / math.sqrt(q.shape[-1]))[..., :, None] * V),
+        Erro("pesos * V (elemento a elemento, sem a soma)",
+             lambda q, K, V: f"Você multiplicou os pesos por V elemento a elemento (pesos * V). Os pesos têm forma "
+                             f"{(*q.shape[:-1], K.shape[0])} — um por key — e V tem forma {V.shape} — um value por "
+                             "linha —: o * alinha os eixos pela direita, o das keys com as **colunas** de V, e ou não "
+                             "roda ou multiplica as coisas erradas. Cada peso wᵢ multiplica a **linha** vᵢ inteira, e "
+                             "as parcelas são somadas: pesos @ V faz as duas coisas de uma vez.",
+             quando=bate_com_alguma(SaidaOuPar(), lambda q, K, V: _pesos_da_atencao(q, K) * V.T),
+             levanta=_pesos_vezes_v_quebrou),
+        Erro("saída transposta",
+             "A saída está certa, mas transposta: veio uma **coluna** por query. Cada query é uma linha da saída, "
+             "pesos @ V, de forma (n_q, d_v) — não transponha no fim (nem troque para V.T @ pesos.T).",
+             resposta=lambda q, K, V: (_pesos_da_atencao(q, K) @ V).T if q.ndim == 2 else None),
+        Erro("saída transposta e softmax no eixo errado",
+             "Dois erros que se somam: a softmax foi feita no eixo das queries (na sua conta, cada **coluna** dos "
+             "pesos soma 1) e a saída veio transposta (uma coluna por query). Os pesos de cada query — uma linha de "
+             "q Kᵀ — é que somam 1: softmax no último eixo, axis=-1. E a saída é pesos @ V, uma linha por query, sem "
+             "transpor.",
+             resposta=lambda q, K, V: (_pesos_da_atencao(q, K, eixo=0) @ V).T
+             if q.ndim == 2 and q.shape[0] > 1 else None),
+        Erro("devolveu três coisas",
+             "A primeira coisa que você devolveu é a saída certa, mas veio um trio. A função devolve só a saída, ou o "
+             "par (saída, pesos): tire do return o que sobrou (os escores? a soma dos pesos?).",
+             quando=_trio),
+        Erro("axis=1 num vetor",
+             "Você usou axis=1 na softmax, como numa matriz — mas com uma query só os escores são um vetor, de um "
+             "eixo só (axis=0), e o numpy reclama que o eixo 1 não existe. Use axis=-1, o último eixo: é o das keys "
+             "num vetor, numa matriz de queries ou com mais eixos.",
+             levanta=lambda exc, caso: "axis 1 is out of bounds for array of dimension 1" in str(exc)),
     ]
 
 

@@ -75,6 +75,11 @@ def div_d_head_float(x, n_heads):
     return x.reshape(n, n_heads, d_head).transpose(1, 0, 2)
 
 
+def div_fatias_com_float(x, n_heads):
+    d = x.shape[1] / n_heads
+    return np.stack([x[:, h * d:(h + 1) * d] for h in range(n_heads)])
+
+
 def div_biblioteca(x, n_heads):
     return attention.split_heads(x, n_heads)
 
@@ -129,6 +134,10 @@ def kv_query_numero_h_mais_1(h, n_heads, n_kv_heads):
 def kv_contando_de_1(h, n_heads, n_kv_heads):
     grupo = n_heads // n_kv_heads
     return h // grupo + 1
+
+
+def kv_devolve_h(h, n_heads, n_kv_heads):
+    return h
 
 
 def kv_devolve_o_mapa(h, n_heads, n_kv_heads):
@@ -421,7 +430,8 @@ SUBMISSOES = [
     Submissao(DIV, div_de_tras_para_frente, "ordem invertida", "as fatias num reversed(range(n_heads))"),
     Submissao(DIV, div_split_nas_linhas, "linhas divididas", "np.split sem axis (divide as linhas)"),
     Submissao(DIV, div_transpose_de_cada_cabeca, "cabeça transposta", "transpose(1, 2, 0)"),
-    Submissao(DIV, div_d_head_float, "excecao", "d_head = largura / n_heads (float) no reshape"),
+    Submissao(DIV, div_d_head_float, "d_head em float (/ no lugar de //)", "d_head = largura / n_heads (float) no reshape"),
+    Submissao(DIV, div_fatias_com_float, "d_head em float (/ no lugar de //)", "fatias x[:, h*d:(h+1)*d] com d em float"),
     Submissao(DIV, div_biblioteca, "usou attention.split_heads", "attention.split_heads, que o enunciado proíbe"),
     Submissao(DIV, div_muda_a_forma_de_x, "mudou a entrada", "x.shape = (...) muda a forma do próprio x"),
     # a key/value de cada query: certas
@@ -435,6 +445,7 @@ SUBMISSOES = [
     Submissao(KV, kv_fracao, "divisão comum", "h / grupo, com grupo em float"),
     Submissao(KV, kv_query_numero_h_mais_1, "contou as queries a partir de 1 ((h + 1) // grupo)", "(h + 1) // grupo"),
     Submissao(KV, kv_contando_de_1, "índices a partir de 1", "h // grupo + 1"),
+    Submissao(KV, kv_devolve_h, "devolveu h (o índice da própria query)", "return h (o índice da query, sem mudar)"),
     Submissao(KV, kv_devolve_o_mapa, "tipo", "devolve a lista inteira query → key/value"),
     # a memória do KV cache: certas
     Submissao(MEM, mem_formula, "ok", "a fórmula, com inteiros"),

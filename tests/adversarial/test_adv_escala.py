@@ -189,6 +189,17 @@ def pes_ingenua_por_linha(Q, K):
     return np.array(saida)
 
 
+def esc_em_float16(q, K):
+    q16, K16 = q.astype(np.float16), K.astype(np.float16)   # "para economizar memória"
+    return K16 @ q16 / np.float16(math.sqrt(len(q)))
+
+
+def pes_em_float16(Q, K):
+    z = (Q @ K.T / np.sqrt(K.shape[1])).astype(np.float16)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 SUBMISSOES = [
     # a previsão da variância de q·k (d = 64), como digitada na caixa
     Submissao(VAR, "64", "ok", "variância: 64"),
@@ -235,6 +246,10 @@ SUBMISSOES = [
     Submissao(PES, pes_soma_tudo, "normalizou pela matriz inteira", "pesos: e / np.sum(e)"),
     Submissao(PES, pes_so_escores, "sem a softmax", "pesos: devolveu os escores"),
     Submissao(PES, pes_ingenua_por_linha, "sem subtrair o máximo (instável)", "pesos: exp sem máximo, por linha"),
+    Submissao(PES, pes_em_float16, "contas em float16", "pesos: escores em float16"),
+    Submissao(ESC, esc_em_float16, "contas em float16", "escalados: q e K em float16"),
+    Submissao(VAR, "0,5", "a chance de q·k ser positivo", "variância: 0,5 (uma probabilidade)"),
+    Submissao(VAR, "1,5", "valor", "variância: 1,5 (não é a de um termo)"),
 ]
 
 

@@ -214,6 +214,22 @@ def cos_nome_errado(q, K, tau):
     return K @ q / (np.linalg.normal(K, axis=1) * np.linalg.norm(q)) / tau
 
 
+def esc_ja_escalados(q, K):
+    return K @ q / np.sqrt(len(q))             # "a atenção divide por √d"
+
+
+def esc_ja_escalados_dot(q, K):
+    return np.dot(K, q) / K.shape[1] ** 0.5
+
+
+def cos_raiz_de_d(q, K, tau):
+    return K @ q / np.sqrt(len(q)) / tau       # a escala do 03 no lugar das normas
+
+
+def cos_raiz_de_d_sem_tau(q, K, tau):
+    return K @ q / np.sqrt(len(q))
+
+
 SUBMISSOES = [
     # escores: certas
     Submissao(ESC, esc_matriz_vetor, "ok", "K @ q"),
@@ -261,6 +277,10 @@ SUBMISSOES = [
     Submissao(COS, cos_uma_key_a_menos, "faltou a última key", "K[:-1]"),
     Submissao(COS, cos_invertido, "ordem invertida", "[::-1]"),
     Submissao(COS, cos_nome_errado, "excecao", "np.linalg.normal (AttributeError)"),
+    Submissao(COS, cos_raiz_de_d, "√d no lugar das normas", "K @ q / √d / τ"),
+    Submissao(COS, cos_raiz_de_d_sem_tau, "√d no lugar das normas", "K @ q / np.sqrt(len(q)), sem τ"),
+    Submissao(ESC, esc_ja_escalados, "dividiu por √d (a escala do notebook 03)", "K @ q / np.sqrt(len(q))"),
+    Submissao(ESC, esc_ja_escalados_dot, "dividiu por √d (a escala do notebook 03)", "np.dot(K, q) / d ** 0.5"),
     # previsão: certas
     Submissao(PREV, "k_2", "ok", "k_2, como o LaTeX da página"),
     Submissao(PREV, "$k_2$", "ok", "$k_2$ copiado da página"),

@@ -194,6 +194,41 @@ def jac_max_se_positivo(z):
     return np.diag(s) - np.outer(s, s)
 
 
+def jac_mais_outer(z):
+    s = _s(z)
+    return np.diag(s) + np.outer(s, s)         # "o jacobiano é diag(s) e s sᵀ"
+
+
+def jac_so_menos_outer(z):
+    s = _s(z)
+    return -np.outer(s, s)                     # esqueceu o δᵢⱼ
+
+
+def jac_s_arroba_s_t(z):
+    s = _s(z)
+    return np.diag(s) - s @ s.T                # s.T num vetor 1-D não vira coluna
+
+
+def jac_coluna_t_arroba_coluna(z):
+    s = _s(z).reshape(-1, 1)
+    return np.diag(s.ravel()) - s.T @ s        # (1, n) @ (n, 1): um número
+
+
+def jac_so_diagonal_matriz(z):
+    s = _s(z)
+    return np.diag(s * (1 - s))
+
+
+def jac_eye_menos_outer(z):
+    s = _s(z)
+    return np.eye(len(s)) - np.outer(s, s)
+
+
+def jac_so_outer(z):
+    s = _s(z)
+    return np.outer(s, s)
+
+
 def jac_com_z(z):
     return np.diag(z) - np.outer(z, z)
 
@@ -247,6 +282,14 @@ SUBMISSOES = [
     Submissao(JAC, jac_max_se_positivo, "softmax instável por dentro", "jacobiano: máximo só se positivo"),
     Submissao(JAC, jac_com_z, "escores z no lugar dos pesos s", "jacobiano: com z"),
     Submissao(JAC, jac_fator_da_coluna, "sⱼ no lugar de sᵢ", "jacobiano: s * (I − s)"),
+    Submissao(JAC, jac_mais_outer, "somou s sᵀ em vez de subtrair", "jacobiano: diag(s) + outer"),
+    Submissao(JAC, jac_so_menos_outer, "sem o δᵢⱼ", "jacobiano: só −s sᵀ"),
+    Submissao(JAC, jac_s_arroba_s_t, "s·s (um número) no lugar de s sᵀ", "jacobiano: diag(s) − s @ s.T num vetor"),
+    Submissao(JAC, jac_coluna_t_arroba_coluna, "s·s (um número) no lugar de s sᵀ",
+              "jacobiano: s em pé, s.T @ s (1×1)"),
+    Submissao(JAC, jac_so_diagonal_matriz, "só a diagonal, como matriz", "jacobiano: np.diag(s * (1 − s))"),
+    Submissao(JAC, jac_eye_menos_outer, "identidade no lugar de diag(s)", "jacobiano: np.eye(n) − outer"),
+    Submissao(JAC, jac_so_outer, "só s sᵀ", "jacobiano: só np.outer(s, s)"),
 ]
 
 

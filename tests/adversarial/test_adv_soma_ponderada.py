@@ -177,6 +177,40 @@ def varias_sem_softmax(q, K, V):
     return (q @ K.T / np.sqrt(K.shape[-1])) @ V
 
 
+def uma_pesos_vezes_v(q, K, V):
+    pesos = _softmax_1d(K @ q / np.sqrt(len(q)))
+    return pesos * V                           # "multiplica cada value pelo seu peso"
+
+
+def uma_trio(q, K, V):
+    escores = K @ q / np.sqrt(len(q))
+    pesos = _softmax_1d(escores)
+    return pesos @ V, pesos, escores           # "devolvo tudo, vai que precisa"
+
+
+def varias_np_dot_sem_keepdims(q, K, V):
+    escores = np.dot(q, K.T) / np.sqrt(K.shape[-1])
+    e = np.exp(escores - np.max(escores, axis=-1))
+    return np.dot(e / np.sum(e, axis=-1), V)   # nenhum @: o erro está no keepdims
+
+
+def varias_saida_transposta(q, K, V):
+    saida, _ = varias_certa(q, K, V)
+    return saida.T
+
+
+def varias_transposta_e_eixo_0(q, K, V):
+    escores = q @ K.T / np.sqrt(K.shape[-1])
+    e = np.exp(escores - escores.max(axis=0, keepdims=True))
+    pesos = e / e.sum(axis=0, keepdims=True)   # cada coluna soma 1
+    return V.T @ pesos.T                       # e a saída em pé
+
+
+def varias_pesos_vezes_v(q, K, V):
+    _, pesos = varias_certa(q, K, V)
+    return pesos * V
+
+
 SUBMISSOES = [
     # a previsão: a segunda coordenada da saída com v₃ = (5, −5), como digitada na caixa
     Submissao(V3, "0,65", "ok", "v3: 0,65"),
@@ -203,7 +237,9 @@ SUBMISSOES = [
     Submissao(UMA, uma_sem_normalizar, "pesos sem dividir pela soma", "uma query: exp sem dividir"),
     Submissao(UMA, uma_pronta, "usou a atenção pronta", "uma query: a da biblioteca"),
     Submissao(UMA, uma_muda_q, "mudou a entrada", "uma query: q /= √d no lugar"),
-    Submissao(UMA, uma_softmax_de_matriz, "forma", "uma query: softmax com axis=1 num vetor"),
+    Submissao(UMA, uma_softmax_de_matriz, "axis=1 num vetor", "uma query: softmax com axis=1 num vetor"),
+    Submissao(UMA, uma_pesos_vezes_v, "pesos * V (elemento a elemento, sem a soma)", "uma query: pesos * V"),
+    Submissao(UMA, uma_trio, "devolveu três coisas", "uma query: (saída, pesos, escores)"),
     # exercício 2: várias queries
     Submissao(VARIAS, varias_certa, "ok", "várias: (saída, pesos)"),
     Submissao(VARIAS, varias_lista_de_linhas, "ok", "várias: laço, lista com uma linha por query"),
@@ -216,7 +252,18 @@ SUBMISSOES = [
     Submissao(VARIAS, varias_q_at_K, "q @ K sem transpor", "várias: q @ K"),
     Submissao(VARIAS, varias_vezes_raiz, "×√d em vez de ÷√d", "várias: × √d"),
     Submissao(VARIAS, varias_sem_softmax, "sem softmax", "várias: sem softmax"),
+    Submissao(VARIAS, varias_np_dot_sem_keepdims, "sem keepdims", "várias: np.dot, sem keepdims, nenhum @"),
+    Submissao(VARIAS, varias_saida_transposta, "saída transposta", "várias: (pesos @ V).T"),
+    Submissao(VARIAS, varias_transposta_e_eixo_0, "saída transposta e softmax no eixo errado",
+              "várias: softmax no eixo 0 e V.T @ pesos.T"),
+    Submissao(VARIAS, varias_pesos_vezes_v, "pesos * V (elemento a elemento, sem a soma)", "várias: pesos * V"),
 ]
+
+
+def test_sem_keepdims_sem_arroba_nao_recebe_conselho_sobre_a_ordem_dos_fatores_do_arroba():
+    """Quem não usou @ e esqueceu o keepdims não ouve que a ordem dos fatores em cada @ está errada."""
+    v = confere(Submissao(VARIAS, varias_np_dot_sem_keepdims, "sem keepdims", "np.dot sem keepdims"))
+    assert "fatores em cada @" not in v.mensagem and "Se reclamou de broadcast" in v.mensagem, v.mensagem
 
 
 @pytest.mark.parametrize("s", SUBMISSOES, ids=ids(SUBMISSOES))

@@ -266,6 +266,8 @@ ERROS_DIVIDIR = {
     "transpôs com .T (inverteu os três eixos)": (lambda x, h: x.reshape(x.shape[0], h, -1).T,
                                                   ".T inverte **todos**"),
     "linhas divididas": (lambda x, h: np.stack(np.split(x, h, axis=0)), "dividiu as **linhas**"),
+    "d_head em float (/ no lugar de //)": (lambda x, h: x.reshape(x.shape[0], h, x.shape[1] / h).transpose(1, 0, 2),
+                                           "divisão inteira"),
 }
 
 
@@ -337,6 +339,7 @@ ERROS_KV = {
     "divisão comum": (lambda h, nh, nk: h / (nh / nk), "divisão inteira"),
     "grupos em ordem invertida": (lambda h, nh, nk: nk - 1 - h // (nh // nk), "ordem invertida"),
     "tamanho do grupo no lugar do índice": (lambda h, nh, nk: nh // nk, "tamanho do grupo"),
+    "devolveu h (o índice da própria query)": (lambda h, nh, nk: h, "só vale na MHA"),
 }
 
 

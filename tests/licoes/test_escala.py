@@ -262,6 +262,8 @@ EXEMPLOS_ESCALADOS = {
     "não zerou a soma a cada key (com a escala)": lambda q, K: np.cumsum(K @ q) / np.sqrt(len(q)),
     "ordem invertida (com a escala)": lambda q, K: (K @ q)[::-1] / np.sqrt(len(q)),
     "outro divisor no lugar de √d": (lambda q, K: K @ q / np.sqrt(2), "√2 do exemplo"),
+    "contas em float16": (lambda q, K: K.astype(np.float16) @ q.astype(np.float16) / np.float16(np.sqrt(len(q))),
+                          "dtype float16"),
 }
 
 
@@ -275,7 +277,8 @@ def test_escores_escalados_names_every_mistake(nome):
 
 @pytest.mark.parametrize(("previsao", "erro"), [(8, "o desvio-padrão"), (1, "a variância de um termo"), (0, "a média"),
                                                (4096, "d ao quadrado"), ("128", "somou as variâncias de q e de k"),
-                                               (32, "valor"), (None, "pendente")])
+                                               ("0,5", "a chance de q·k ser positivo"), (0.5, "a chance de q·k ser positivo"),
+                                               ("1,5", "valor"), ("0,4", "valor"), (32, "valor"), (None, "pendente")])
 def test_previsao_variancia_names_the_misconception(previsao, erro):
     v = corrigir_previsao(licao.PREVISAO_VARIANCIA, previsao)
     assert not v.ok and v.erro == erro, v.mensagem
@@ -400,6 +403,7 @@ EXEMPLOS_PESOS = {
         Q @ K.T / np.sqrt(K.shape[1])),
     "queries e keys trocadas": lambda Q, K: attention.softmax(K @ Q.T / np.sqrt(K.shape[1]), axis=-1),
     "pesos transpostos": lambda Q, K: pesos_ok(Q, K).T,
+    "contas em float16": (lambda Q, K: pesos_ok(Q, K).astype(np.float16), "dtype float16"),
 }
 
 

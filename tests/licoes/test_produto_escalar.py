@@ -289,6 +289,7 @@ EXEMPLOS_ESCORES = {
     "só o maior escore": lambda q, K: np.argmax(K @ q),
     "devolveu o ranking": lambda q, K: np.argsort(-(K @ q)),
     "ordem invertida": lambda q, K: (K @ q)[::-1],
+    "dividiu por √d (a escala do notebook 03)": (lambda q, K: K @ q / np.sqrt(len(q)), "produto escalar **puro**"),
 }
 
 
@@ -355,7 +356,16 @@ EXEMPLOS_COSSENO = {
     "faltou a última coordenada": lambda q, K, tau: K[:, :-1] @ q[:-1] / (np.linalg.norm(K, axis=1) * np.linalg.norm(q)) / tau,
     "ordem invertida": lambda q, K, tau: cos_ok(q, K, tau)[::-1],
     "escores ordenados": lambda q, K, tau: sorted(cos_ok(q, K, tau), reverse=True),
+    "√d no lugar das normas": (lambda q, K, tau: np.dot(K, q) / math.sqrt(K.shape[1]) / tau, "comprimentos"),
 }
+
+
+def test_escores_cosseno_shape_text_tells_matmul_from_broadcast():
+    """O texto de forma não fala só de @ quando o numpy reclamou de broadcast (uma divisão sem keepdims)."""
+    from helpers.corretor import corrigir
+
+    v = corrigir(licao.ESCORES_COSSENO, lambda q, K, tau: (K / np.linalg.norm(K, axis=1)) @ q / np.linalg.norm(q) / tau)
+    assert "could not be broadcast" in v.mensagem and "Se reclamou de broadcast" in v.mensagem, v.mensagem
 
 
 @pytest.mark.parametrize("nome", list(EXEMPLOS_COSSENO))

@@ -557,6 +557,11 @@ ERRADAS_JACOBIANO = {
     "sⱼ no lugar de sᵢ": lambda z: _s(z) * (np.eye(len(z)) - _s(z)),
     "escores z no lugar dos pesos s": jac_usa_z,
     "softmax instável por dentro": jac_instavel,
+    "somou s sᵀ em vez de subtrair": (lambda z: np.diag(_s(z)) + _s(z)[:, None] * _s(z)[None, :], "diag(s) + s sᵀ"),
+    "só s sᵀ": (lambda z: _s(z)[:, None] @ _s(z)[None, :], "faltou o diag(s)"),
+    "s·s (um número) no lugar de s sᵀ": (lambda z: np.diag(_s(z)) - _s(z) @ _s(z).T, "np.outer(s, s)"),
+    "só a diagonal, como matriz": (lambda z: np.eye(len(z)) * (_s(z) - _s(z) ** 2), "ficou 0"),
+    "identidade no lugar de diag(s)": (lambda z: np.identity(len(z)) - np.outer(_s(z), _s(z)), "np.eye"),
 }
 
 

@@ -258,6 +258,13 @@ ERRADAS_ATENCAO = {
     "sem softmax": lambda q, K, V: (q @ K.T / np.sqrt(K.shape[-1])) @ V,
     "softmax no eixo errado": (lambda q, K, V: _sm(q @ K.T / np.sqrt(K.shape[-1]), axis=0) @ V, "eixo errado"),
     "q @ K sem transpor": lambda q, K, V: _sm(q @ K / np.sqrt(K.shape[-1])) @ V,
+    "pesos * V (elemento a elemento, sem a soma)": (lambda q, K, V: _sm(q @ K.T / np.sqrt(K.shape[-1])) * V,
+                                                    "um por key"),
+    "saída transposta": (lambda q, K, V: np.transpose(_sm(q @ K.T / np.sqrt(K.shape[-1])) @ V), "transposta"),
+    "saída transposta e softmax no eixo errado": (
+        lambda q, K, V: V.T @ _sm(q @ K.T / np.sqrt(K.shape[-1]), axis=0).T, "Dois erros"),
+    "devolveu três coisas": (lambda q, K, V: (*atencao_tupla(q, K, V), q @ K.T), "trio"),
+    "axis=1 num vetor": (lambda q, K, V: _sm(q @ K.T / np.sqrt(K.shape[-1]), axis=1) @ V, "axis=-1"),
 }
 
 

@@ -119,6 +119,13 @@ DIVIDIR_CABECAS = Exercicio(
              "os tokens, cada um com só d_head das colunas. Divida o último eixo: x.reshape(n, n_heads, "
              "d_head).transpose(1, 0, 2) (ou np.split(x, n_heads, axis=1)).",
              resposta=lambda x, n_heads: np.stack(np.split(x, n_heads, axis=0)) if x.shape[0] % n_heads == 0 else None),
+        Erro("d_head em float (/ no lugar de //)",
+             lambda x, n_heads: f"Você calculou d_head com a divisão comum: largura / n_heads = {x.shape[1]} / {n_heads} = "
+                                f"{x.shape[1] / n_heads} é um float, mesmo quando a divisão é exata, e o reshape (como "
+                                "range e as fatias x[:, a:b]) só aceita inteiros. Use a divisão inteira: d_head = "
+                                "largura // n_heads (ou deixe o numpy deduzir com -1: x.reshape(n, n_heads, -1)).",
+             levanta=lambda exc, caso: isinstance(exc, TypeError) and (
+                 "'float' object cannot be interpreted as an integer" in str(exc) or "slice indices" in str(exc))),
     ],
     explica_forma=_explica_forma_dividir,
     dica_de_forma="A saída tem forma (n_heads, n, d_head): uma matriz (n, d_head) por cabeça, um token por linha.",
@@ -202,6 +209,13 @@ CABECA_KV = Exercicio(
            "queries 0–3 leem a key/value 0 e as 4–7 a key/value 1. Com n_kv_heads = n_heads cada uma tem a sua (MHA); "
            "com n_kv_heads = 1 todas leem a mesma (MQA).",
     erros=[
+        # devolver h coincide com h % n_kv_heads nas primeiras queries de cada configuração: só o nome próprio explica
+        # todas as falhas (e nenhuma falha de outro erro, pois h é a resposta errada só de quem devolve h)
+        _erro_kv("devolveu h (o índice da própria query)",
+                 "Você devolveu h, o índice da própria query: isso só vale na MHA (n_kv_heads = n_heads), em que cada "
+                 "query tem a sua key/value. Com GQA, grupo = n_heads // n_kv_heads queries **consecutivas** "
+                 "compartilham uma key/value, e a query h usa a de índice h // grupo (sempre menor que n_kv_heads).",
+                 "h", lambda h, n_heads, n_kv_heads: h),
         _erro_kv("grupos intercalados (h % n_kv_heads)",
                  "Você usou h % n_kv_heads: os grupos ficaram intercalados (queries 0, 2, 4, … numa key/value e 1, 3, "
                  "5, … na outra). A convenção é de queries **consecutivas**: o grupo g são as queries g·grupo … "
