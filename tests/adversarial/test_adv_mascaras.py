@@ -183,6 +183,26 @@ def mascara_sem_if(q, K, V, mask=None):
     return attention.softmax(escores) @ V
 
 
+def mascara_if_mask(q, K, V, mask=None):
+    escores = _escores(q, K)
+    if mask:
+        escores = np.where(mask, escores, -np.inf)
+    return attention.softmax(escores) @ V
+
+
+def mascara_if_mask_igual_none(q, K, V, mask=None):
+    escores = _escores(q, K)
+    if not mask == None:  # noqa: E711 - como um estudante escreve
+        escores = np.where(mask, escores, -np.inf)
+    return attention.softmax(escores) @ V
+
+
+def mascara_indexa_sem_if(q, K, V, mask=None):
+    escores = _escores(q, K)
+    escores[~mask] = -np.inf                   # sem máscara, ~None quebra
+    return attention.softmax(escores) @ V
+
+
 def mascara_softmax_ingenua(q, K, V, mask=None):
     escores = _escores(q, K)
     if mask is not None:
@@ -494,6 +514,9 @@ SUBMISSOES = [
               "máscara depois da softmax, dividindo de novo pela soma"),
     Submissao(M, mascara_invertida, "máscara invertida", "np.where(mask, -inf, escores)"),
     Submissao(M, mascara_sem_if, "mask=None vira tudo proibido", "sem o if mask is not None"),
+    Submissao(M, mascara_if_mask, "if mask: num array", "if mask: (a verdade de um array)"),
+    Submissao(M, mascara_if_mask_igual_none, "if mask: num array", "if not mask == None:"),
+    Submissao(M, mascara_indexa_sem_if, "mask=None não tratado", "escores[~mask] = -inf, sem if"),
     Submissao(M, mascara_softmax_ingenua, "NaN na linha toda mascarada", "softmax à mão sem tratar a linha vazia"),
     Submissao(M, mascara_maximo_se_positivo, "subtraiu o máximo só quando positivo (instável)", "m[m < 0] = 0"),
     Submissao(M, mascara_exp_direto, "sem subtrair o máximo (instável)", "np.exp direto e os proibidos zerados"),

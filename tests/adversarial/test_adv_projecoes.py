@@ -263,6 +263,13 @@ def auto_softmax_propria_matmul(X, W_q, W_k, W_v):
     return np.matmul(pesos, V), pesos
 
 
+def projetar_sem_o_v(X, W_q, W_k, W_v):
+    Q = X @ W_q
+    K = X @ W_k
+    V = X                                      # "o value é o próprio token"
+    return Q, K, V
+
+
 SUBMISSOES = [
     # projetar: erradas
     Submissao(P, projetar_w_antes, "W @ X", "projeções com W @ X"),
@@ -280,6 +287,7 @@ SUBMISSOES = [
     Submissao(P, projetar_einsum, "ok", "np.einsum"),
     Submissao(P, projetar_float32, "ok", "tudo em float32"),
     Submissao(P, projetar_lista_de_listas, "ok", "listas de listas (tolist)"),
+    Submissao(P, projetar_sem_o_v, "V sem projetar (X no lugar de V)", "V = X, sem W_v"),
     # autoatencao: erradas
     Submissao(A, auto_laco_por_query, "usou um laço", "um for por query (o enunciado pede sem laço)"),
     Submissao(A, auto_compreensao, "usou um laço", "compreensão de lista por linha"),

@@ -465,6 +465,20 @@ def _mascarada_depois_renormalizada(q, K, V, mask=None):
     return w @ V, w
 
 
+def _atencao_if_mask(q, K, V, mask=None):
+    escores = q @ K.T / np.sqrt(K.shape[-1])
+    if mask:                                   # o if de uma lista, num array
+        escores = np.where(mask, escores, -np.inf)
+    return attention.softmax(escores) @ V
+
+
+def _atencao_mask_any(q, K, V, mask=None):
+    escores = q @ K.T / np.sqrt(K.shape[-1])
+    if mask.any():                             # e quando mask é None?
+        escores = np.where(mask, escores, -np.inf)
+    return attention.softmax(escores) @ V
+
+
 ERRADAS_ATENCAO_MASCARA = {
     "máscara aditiva por multiplicação (0·inf = NaN)": (atencao_mascara_multiplicada, "0 · (−inf) não dá 0"),
     "subtraiu o máximo só quando positivo (instável)":
@@ -479,6 +493,8 @@ ERRADAS_ATENCAO_MASCARA = {
     "devolveu só os pesos": (lambda q, K, V, mask=None: mascarada(q, K, V, mask, mistura=lambda q, K, V: np.eye(
         K.shape[0])), "faltou o último passo"),
     "mask=None vira tudo proibido": (atencao_mask_none_proibe_tudo, "np.where(None"),
+    "if mask: num array": (_atencao_if_mask, "if mask is not None"),
+    "mask=None não tratado": (_atencao_mask_any, "None não tem .any()"),
     "máscara ignorada": lambda q, K, V, mask=None: mascarada(q, K, V, None),
     "escores mascarados = 0": (lambda q, K, V, mask=None: mascarada(q, K, V, mask, preenche=0.0), "e^0 = 1"),
     "−10 no lugar de −inf": (lambda q, K, V, mask=None: mascarada(q, K, V, mask, preenche=-10.0), "−10"),

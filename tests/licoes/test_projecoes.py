@@ -260,6 +260,9 @@ NOMEADOS_PROJECOES = {
     "Q e V trocados": _com_matrizes(2, 1, 0),
     "trio em ordem circular": _com_matrizes(2, 0, 1),
     "matrizes misturadas entre os papéis": _com_matrizes(1, 0, 0),
+    "Q sem projetar (X no lugar de Q)": (lambda X, a, b, c: (X, X @ b, X @ c), "Q = X @ W_q"),
+    "K sem projetar (X no lugar de K)": (lambda X, a, b, c: (X @ a, X.copy(), X @ c), "K = X @ W_k"),
+    "V sem projetar (X no lugar de V)": (lambda X, a, b, c: [X @ a, X @ b, X], "V = X @ W_v"),
 }
 
 

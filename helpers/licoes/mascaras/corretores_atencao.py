@@ -281,6 +281,18 @@ ATENCAO_MASCARA = Exercicio(
              "Você devolveu os **pesos** (certos!), mas faltou o último passo: a saída é a soma ponderada dos values, "
              "pesos @ V — uma linha de d_v números por query. (Se quiser, devolva os dois: return pesos @ V, pesos.)",
              quando=_so_os_pesos),
+        Erro("if mask: num array",
+             "`if mask:` (ou `if mask == None:`) pede ao numpy um só True ou False para um array inteiro, e ele se "
+             "recusa: é o ValueError \"truth value of an array … is ambiguous\". O que o `if` precisa saber é se "
+             "veio uma máscara: `if mask is not None:`. (mask.any() ou mask.all() no lugar dele também não servem: "
+             "uma máscara com alguns False continua valendo, e sem máscara mask é None, que não tem .any().)",
+             levanta=lambda exc, caso: isinstance(exc, ValueError) and "truth value of an array" in str(exc)),
+        Erro("mask=None não tratado",
+             "Sem máscara (mask=None), a sua função tentou usar a máscara mesmo assim — um None não tem .any(), "
+             ".astype(), forma nem índices. Trate esse caso antes: `if mask is not None:` troque os escores "
+             "proibidos por -inf; se não houver máscara, todas as keys ficam permitidas.",
+             levanta=lambda exc, caso: (caso.entradas.get("mask", None) is None and isinstance(exc, (AttributeError, TypeError))
+                                        and "NoneType" in str(exc))),
         Erro("mask=None vira tudo proibido",
              "Sem máscara (mask=None), a sua função proibiu tudo: np.where(None, escores, -np.inf) trata o None como "
              "False. Quando mask for None, não mexa nos escores — if mask is not None: … —, e todas as keys ficam "

@@ -202,6 +202,12 @@ PROJECOES = Exercicio(
              "uma linha por token.",
              quando=_cada_componente("X.T @ W")),
         *_erros_de_papel(),
+        *[Erro(f"{papel} sem projetar (X no lugar de {papel})",
+               f"{papel} saiu igual a X: você devolveu os embeddings sem projetá-los. Cada um dos três papéis tem a sua "
+               f"projeção — aqui, {papel} = X @ {m} —, e é ela que dá a {papel} a forma (n, d) do papel e o conteúdo "
+               f"que ele precisa (sem ela, {papel} ficaria preso ao que o embedding já é).",
+               resposta=lambda X, W_q, W_k, W_v, p=p: tuple(X if k == p else X @ W for k, W in enumerate((W_q, W_k, W_v))))
+          for p, (papel, m) in enumerate(zip(_PAPEIS, _MATRIZES))],
     ],
     explica_forma=_explica_forma_projecoes,
     dica_de_forma="Cada uma tem uma linha por token: Q e K (n, d_k), V (n, d_v).",
