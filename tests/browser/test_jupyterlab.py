@@ -121,6 +121,11 @@ def test_notebook_roda_no_jupyterlab_e_paineis_reagem(pagina, servidor_lab, capt
         erros = textos_de_erro(notebook)
         assert not erros, f"{caminho.name}: saída de erro/stderr depois de Run All:\n" + "\n---\n".join(erros)
 
+        # as previsões, na ordem do estudante (prever antes de mexer nos sliders: um painel movido pode mostrar a
+        # resposta, como o do 11 com a key esticada): depois de Run All, nada entregue; cada caixa conferida revela a sua
+        problemas = prever_e_ver_a_resposta(pagina, notebook, previstas, caminho.name)
+        assert not problemas, "previsões no JupyterLab:\n" + "\n".join(problemas)
+
         esperados = _paineis_esperados(caminho)
         paineis = []
         for i in esperados:
@@ -158,9 +163,6 @@ def test_notebook_roda_no_jupyterlab_e_paineis_reagem(pagina, servidor_lab, capt
         assert not problemas, "painéis que não reagiram ao teclado:\n" + "\n".join(problemas)
         erros = textos_de_erro(notebook)
         assert not erros, f"{caminho.name}: erro depois de mover os sliders:\n" + "\n---\n".join(erros)
-        # as previsões: depois de Run All, nada entregue; cada caixa conferida revela a sua resposta
-        problemas = prever_e_ver_a_resposta(pagina, notebook, previstas, caminho.name)
-        assert not problemas, "previsões no JupyterLab:\n" + "\n".join(problemas)
     finally:
         servidor_lab.encerrar_kernels()
         print(f"{caminho.name}: {time.monotonic() - inicio:.1f} s no navegador")

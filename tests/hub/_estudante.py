@@ -100,6 +100,8 @@ class Estudante:
         """Clica no item de menu de ``comando`` (procura em cada menu do menu principal)."""
         for titulo in self.pagina.query_selector_all("#jp-MainMenu .lm-MenuBar-item"):
             titulo.click()
+            # o menu aberto chega um quadro depois do clique (muitos, numa máquina ocupada): espera ele aparecer
+            self.pagina.wait_for_selector(".lm-Menu .lm-Menu-item", state="visible", timeout=60_000)
             item = self.pagina.query_selector(f".lm-Menu .lm-Menu-item[data-command='{comando}']")
             if item is not None:
                 item.click()
