@@ -73,15 +73,16 @@ def test_voila_mostra_prosa_e_paineis_sem_codigo(navegador, pagina, capturas, tm
             esperar_imagens(paineis[0])
         pagina.screenshot(path=str(nome_captura(capturas, "voila", caminho.stem)))
 
-        problemas = []
-        for n, painel in enumerate(paineis, 1):
-            problemas += exercitar_controles(pagina, painel, f"Voilà · {caminho.name} · painel {n}", so_o_primeiro=True)
-        assert not problemas, "painéis que não reagiram ao teclado no Voilà:\n" + "\n".join(problemas)
-        # o Voilà roda o notebook inteiro: mesmo assim, nenhuma resposta antes da previsão; depois, ela aparece
+        # na ordem do estudante, antes de mexer nos sliders. O Voilà roda o notebook inteiro: mesmo assim, nenhuma
+        # resposta antes da previsão; depois, ela aparece
         entregues = pistas_na_pagina(corpo, previstas)
         assert not entregues, f"{caminho.name} no Voilà entrega respostas antes da previsão: {entregues}"
         problemas = prever_e_ver_a_resposta(pagina, corpo, previstas, f"Voilà · {caminho.name}")
         assert not problemas, "previsões no Voilà:\n" + "\n".join(problemas)
+        problemas = []
+        for n, painel in enumerate(paineis, 1):
+            problemas += exercitar_controles(pagina, painel, f"Voilà · {caminho.name} · painel {n}", so_o_primeiro=True)
+        assert not problemas, "painéis que não reagiram ao teclado no Voilà:\n" + "\n".join(problemas)
     print(f"Voilà {caminho.name}: {time.monotonic() - inicio:.1f} s")
 
 
