@@ -201,6 +201,42 @@ def atualizar_maximo_positivo(estado, q, K_bloco, V_bloco):
     return combinar(estado, (m, e.sum(), e @ V_bloco))
 
 
+def atualizar_desempacota_l_m(estado, q, K_bloco, V_bloco):
+    soma, m, acc = estado                      # a ordem trocada ao desempacotar
+    z = K_bloco @ q / np.sqrt(q.shape[-1])
+    e = np.exp(z - z.max())
+    return combinar((m, soma, acc), (z.max(), e.sum(), e @ V_bloco))
+
+
+def atualizar_m_e_o_estado(estado, q, K_bloco, V_bloco):
+    m = estado                                 # "o m que veio"
+    z = K_bloco @ q / np.sqrt(q.shape[-1])
+    m_novo = max(m, z.max())
+    e = np.exp(z - m_novo)
+    return m_novo, e.sum(), e @ V_bloco
+
+
+def atualizar_devolve_m_acc_l(estado, q, K_bloco, V_bloco):
+    z = K_bloco @ q / np.sqrt(q.shape[-1])
+    e = np.exp(z - z.max())
+    m, soma, acc = combinar(estado, (z.max(), e.sum(), e @ V_bloco))
+    return m, acc, soma
+
+
+_GUARDADOS: list = []
+
+
+def atualizar_com_cache_global(estado, q, K_bloco, V_bloco):
+    if estado[1] == 0:                         # "começou de novo"
+        _GUARDADOS.clear()
+    _GUARDADOS.append((K_bloco, V_bloco))
+    K = np.concatenate([k for k, _ in _GUARDADOS])
+    V = np.concatenate([v for _, v in _GUARDADOS])
+    z = K @ q / np.sqrt(q.shape[-1])
+    e = np.exp(z - z.max())
+    return z.max(), e.sum(), e @ V             # o estado de tudo o que foi guardado
+
+
 def atualizar_a_mao_sem_corrigir_o_velho(estado, q, K_bloco, V_bloco):
     m_velho, l_velho, acc_velho = estado
     z = K_bloco @ q / np.sqrt(q.shape[-1])
@@ -290,6 +326,11 @@ SUBMISSOES = [
     Submissao(B, _laco(atualizar_sem_o_maximo), "bloco sem subtrair o máximo (instável)", "blocos: e = exp(z)"),
     Submissao(B, _laco(atualizar_maximo_positivo), "máximo do bloco só quando positivo (instável)",
               "blocos: m = max(z.max(), 0)"),
+    Submissao(B, _laco(atualizar_desempacota_l_m), "desempacotou o estado na ordem errada", "blocos: l, m, acc = estado"),
+    Submissao(B, _laco(atualizar_m_e_o_estado), "o estado inteiro no lugar de m", "blocos: m = estado"),
+    Submissao(B, _laco(atualizar_devolve_m_acc_l), "l e acc trocados no estado", "blocos: return m, acc, l"),
+    Submissao(B, _laco(atualizar_com_cache_global), "o estado não é o da softmax online",
+              "blocos: uma lista global com os blocos vistos"),
     Submissao(B, _laco(atualizar_a_mao_sem_corrigir_o_velho), "estado antigo sem reescalar",
               "blocos: à mão, sem corrigir o l e o acc antigos"),
     Submissao(B, _laco(atualizar_com_a_softmax_do_bloco), "acc do bloco dividido por l",

@@ -516,6 +516,33 @@ def _com_a_combinar_do_notebook(estado, q, K_bloco, V_bloco):
     return combinar(estado, (z.max(), e.sum(), e @ V_bloco))
 
 
+_VISTOS = []
+
+
+def _estado_so_certo_no_fim(estado, q, K_bloco, V_bloco):
+    """Guarda os blocos fora da função e devolve um estado "normalizado" (m = 0, l = 1, acc = a saída até aqui):
+    acerta a saída do laço, mas não é o estado."""
+    if estado[1] == 0:
+        _VISTOS.clear()
+    _VISTOS.append((K_bloco, V_bloco))
+    K, V = np.concatenate([k for k, _ in _VISTOS]), np.concatenate([v for _, v in _VISTOS])
+    z = K @ q / np.sqrt(q.shape[-1])
+    e = np.exp(z - z.max())
+    return 0.0, 1.0, e @ V / e.sum()
+
+
+def _le_l_como_m(estado, q, K_bloco, V_bloco):
+    l_velho, m_velho, acc_velho = estado
+    return _atualizar()((m_velho, l_velho, acc_velho), q, K_bloco, V_bloco)
+
+
+def _estado_como_m(estado, q, K_bloco, V_bloco):
+    z = K_bloco @ q / np.sqrt(q.shape[-1])
+    m = max(estado, z.max())
+    e = np.exp(z - m)
+    return m, e.sum(), e @ V_bloco
+
+
 EXEMPLOS_BLOCOS = {
     "devolveu a saída, não o estado": (_devolve_a_saida, "o laço precisa do **estado**"),
     "sem somar as keys do bloco": (_sem_somar, "faltou **somar**"),
@@ -532,7 +559,29 @@ EXEMPLOS_BLOCOS = {
     "máximo do bloco só quando positivo (instável)": _atualizar(maximo=lambda z: max(z.max(), 0.0)),
     "mínimo do bloco no lugar do máximo (instável)": _atualizar(maximo=lambda z: z.min()),
     "bloco sem subtrair o máximo (instável)": _atualizar(maximo=lambda z: 0.0),
+    "o estado não é o da softmax online": (_estado_so_certo_no_fim, "depois de **cada** bloco"),
+    "l e acc trocados no estado": (lambda *a: (lambda m, l_, acc: (m, acc, l_))(*_atualizar()(*a)), "(m, acc, l)"),
+    "desempacotou o estado na ordem errada": (_le_l_como_m, "l, m, acc = estado"),
+    "o estado inteiro no lugar de m": (_estado_como_m, "m = estado[0]"),
 }
+
+
+def test_um_cache_fora_da_funcao_que_devolve_o_estado_verdadeiro_nao_passa():
+    """Guardar os blocos numa lista global e devolver o estado de tudo o que está nela acerta a saída de cada
+    caso; as duas passadas intercaladas (e o estado inicial com keys de fora) o pegam."""
+    guardados = []
+
+    def com_cache(estado, q, K_bloco, V_bloco):
+        if estado[1] == 0:
+            guardados.clear()
+        guardados.append((K_bloco, V_bloco))
+        K, V = np.concatenate([k for k, _ in guardados]), np.concatenate([v for _, v in guardados])
+        z = K @ q / np.sqrt(q.shape[-1])
+        e = np.exp(z - z.max())
+        return z.max(), e.sum(), e @ V
+
+    v = corrigir(licao.POR_BLOCOS, _laco(com_cache))
+    assert v.erro == "o estado não é o da softmax online", v.mensagem
 
 
 @pytest.mark.parametrize("nome", list(EXEMPLOS_BLOCOS))

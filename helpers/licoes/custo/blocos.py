@@ -70,6 +70,9 @@ def _problema(novo: Any, d_v: int, b: int, numero: int) -> _EstadoInvalido | Non
         return _EstadoInvalido("estado", f"{onde}, a função devolveu {type(novo).__name__}{tamanho}; ela deve "
                                          "devolver o estado novo, uma tripla (m, l, acc)")
     m, l_, acc = (_tamanho(x) for x in novo)
+    if l_ == (d_v,) and acc is not None and math.prod(acc) == 1 and d_v > 1:
+        return _EstadoInvalido("l_acc_trocados", f"{onde}, o estado veio como (m, acc, l): l tem forma {l_} e acc é "
+                                                 "um número só")
     if (l_ == (b,) and b > 1) or acc == (b, d_v):
         return _EstadoInvalido("sem_somar", f"{onde}, l tem forma {l_} e acc tem forma {acc}: uma entrada por key "
                                             f"do bloco, em vez de l ser um número e acc um vetor {(d_v,)}")
@@ -82,11 +85,69 @@ def _problema(novo: Any, d_v: int, b: int, numero: int) -> _EstadoInvalido | Non
     return None
 
 
+def _estado_verdadeiro(q: np.ndarray, K: np.ndarray, V: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """O estado (m, l, acc) da softmax online depois de ver as keys ``K`` (todas de uma vez, em float64)."""
+    q, K, V = (np.asarray(a, dtype=float) for a in (q, K, V))
+    z = K @ q / math.sqrt(q.shape[-1])
+    m = float(z.max())
+    e = np.exp(z - m)
+    return m, float(e.sum()), e @ V
+
+
+def _estado_bate(novo: Any, certo: tuple[float, float, np.ndarray], tol: float) -> str | None:
+    """``None`` se o estado ``novo`` equivale ao ``certo``; senão, o nome da primeira parte que difere.
+
+    Equivale: medidos na mesma referência (``l·e^(m_novo − m_certo)`` e o mesmo para ``acc``), l e acc são os
+    certos. Um estado com outra referência (sem subtrair o máximo) é o mesmo estado, só instável, e tem o seu próprio
+    diagnóstico nos casos de escores grandes; aqui se pega o estado que não representa as keys vistas."""
+    m, l_, acc = (np.asarray(x, dtype=float) for x in novo)
+    with np.errstate(all="ignore"):
+        fator = float(np.exp(float(m.reshape(-1)[0]) - certo[0]))
+        for nome, x, y in (("l", l_.reshape(-1)[0] * fator, certo[1]), ("acc", acc.reshape(np.shape(certo[2])) * fator,
+                                                                       certo[2])):
+            if not np.allclose(x, y, rtol=tol, atol=tol * max(1.0, float(np.max(np.abs(y))))):
+                return nome
+    return None
+
+
+def _conferir_estados(atualizar: Callable[..., Any], q: np.ndarray, K: np.ndarray, V: np.ndarray,
+                      tamanho_bloco: int) -> _EstadoInvalido | None:
+    """Com a saída final já certa: o estado depois de **cada** bloco é o da softmax online? Duas passadas
+    intercaladas bloco a bloco (a primeira partindo do estado de duas keys que a função nunca vê) pegam o estado que
+    não é o estado: um que só acerta no fim, um cache guardado fora da função, um estado recebido que é ignorado."""
+    tol = 1e-3 if np.asarray(K).dtype == np.float32 else 1e-6
+    rng = np.random.default_rng(5)
+    K_fora, V_fora = np.asarray(K)[:2] + rng.normal(size=(2, np.shape(K)[1])).astype(np.asarray(K).dtype), np.asarray(V)[:2]
+    queries = (np.asarray(q), np.asarray(q))  # a mesma query: os escores ficam na escala que a saída já aguentou
+    estados: list[Any] = [_estado_verdadeiro(q, K_fora, V_fora), _vazio(V)]
+    vistos: list[tuple[np.ndarray, np.ndarray]] = [(K_fora, V_fora), (np.asarray(K)[:0], np.asarray(V)[:0])]
+    n = np.shape(K)[0]
+    for numero, inicio in enumerate(range(0, n, tamanho_bloco), start=1):
+        K_bloco, V_bloco = K[inicio:inicio + tamanho_bloco], V[inicio:inicio + tamanho_bloco]
+        for c in (0, 1):
+            novo = atualizar(estados[c], queries[c], K_bloco, V_bloco)
+            vistos[c] = (np.concatenate([vistos[c][0], K_bloco]), np.concatenate([vistos[c][1], V_bloco]))
+            if novo is None or _problema(novo, np.shape(V)[-1], K_bloco.shape[0], numero) is not None:
+                errado = "o estado"
+            else:
+                errado = _estado_bate(novo, _estado_verdadeiro(queries[c], *vistos[c]), tol)
+            if errado is not None:
+                quem = ("com um estado recebido que já trazia keys de antes" if c == 0
+                        else "numa segunda passada, intercalada bloco a bloco com a primeira")
+                return _EstadoInvalido("estado_falso", f"depois do bloco {numero}, {quem}, {errado} não é o da "
+                                                       "softmax online")
+            estados[c] = novo
+    return None
+
+
 def percorrer_em_blocos(atualizar: Callable[..., Any], q: np.ndarray, K: np.ndarray, V: np.ndarray,
-                        tamanho_bloco: int) -> Any:
+                        tamanho_bloco: int, conferir_estados: bool = False) -> Any:
     """O laço do corretor: do estado vazio, ``estado = atualizar(estado, q, K_bloco, V_bloco)`` para cada bloco de
     ``tamanho_bloco`` keys (o último pode ser menor) e, no fim, ``acc / l``. Devolve ``None`` se ``atualizar``
-    devolveu ``None`` e um :class:`_EstadoInvalido` se ela devolveu outra coisa que um estado."""
+    devolveu ``None`` e um :class:`_EstadoInvalido` se ela devolveu outra coisa que um estado.
+
+    Com ``conferir_estados`` (o corretor do estudante), uma saída final certa ainda passa por
+    :func:`_conferir_estados`: o estado de cada bloco tem de ser o da softmax online."""
     n, d_v = np.shape(K)[0], np.shape(V)[-1]
     estado: Any = _vazio(V)
     for numero, inicio in enumerate(range(0, n, tamanho_bloco), start=1):
@@ -106,7 +167,11 @@ def percorrer_em_blocos(atualizar: Callable[..., Any], q: np.ndarray, K: np.ndar
         estado = novo
     _m, l_, acc = estado
     with np.errstate(all="ignore"):
-        return np.asarray(acc, dtype=float) / float(np.asarray(l_, dtype=float).reshape(-1)[0])
+        saida = np.asarray(acc, dtype=float) / float(np.asarray(l_, dtype=float).reshape(-1)[0])
+        certa = _por_blocos_certo(q, K, V, tamanho_bloco)
+        if conferir_estados and saida.shape == certa.shape and np.allclose(saida, certa, rtol=1e-5, atol=1e-5):
+            return _conferir_estados(atualizar, q, K, V, tamanho_bloco) or saida
+    return saida
 
 
 @dataclass(frozen=True)
@@ -123,7 +188,8 @@ class _SaidaDoLaco(Array):
 
 
 def _atualizar_com(*, escala: str = "raiz", referencia: str = "max", juntar: str = "certo",
-                   normalizar_bloco: bool = False, dividir_estado: bool = False) -> Callable[..., tuple]:
+                   normalizar_bloco: bool = False, dividir_estado: bool = False,
+                   leitura: str = "m_l_acc") -> Callable[..., tuple]:
     """Um passo de atualização — certo com os padrões, ou com o defeito escolhido (para os erros clássicos). Mantém
     o tipo das entradas (em float32, e^89 já estoura)."""
 
@@ -140,7 +206,7 @@ def _atualizar_com(*, escala: str = "raiz", referencia: str = "max", juntar: str
             acc_b = acc_b / l_b
         if juntar == "substituir":
             return ref, l_b, acc_b
-        m_a, l_a, acc_a = estado
+        m_a, l_a, acc_a = estado if leitura == "m_l_acc" else (estado[1], estado[0], estado[2])
         m = max(float(m_a), float(ref))
         fa = 1.0 if juntar in ("antigo_sem", "nenhum") else math.exp(m_a - m)
         fb = 1.0 if juntar in ("novo_sem", "nenhum") else math.exp(float(ref) - m)
@@ -231,9 +297,31 @@ POR_BLOCOS = Exercicio(
     acerto="Correto! Com o seu passo, o laço do corretor — do estado vazio (-inf, 0, 0), um bloco de tamanho_bloco "
            "keys por vez, acc / l só no fim — dá a atenção exata em todos os casos: último bloco menor, um bloco só, "
            "blocos de uma key, escores perto de ±1000 (em que e^(escore) nem cabe num float64), um bloco milhares "
-           "acima do anterior, um bloco muito espalhado e float32. A sua função só recebeu um bloco de keys por vez, "
-           "e o estado (m, l, acc) que ela devolveu levou o resto de um bloco para o outro.",
+           "acima do anterior, um bloco muito espalhado e float32. E, depois de cada bloco, o estado (m, l, acc) que "
+           "ela devolveu é o da softmax online — também partindo de um estado com keys que ela nunca viu e com duas "
+           "passadas intercaladas: a sua função só recebeu um bloco de keys por vez, e o estado levou o resto.",
     erros=[
+        Erro("o estado não é o da softmax online",
+             "A saída final bateu, mas o estado que a sua função devolve não é o da softmax online. O corretor "
+             "confere o estado depois de **cada** bloco — também partindo de um estado que já trazia keys que a "
+             "função nunca viu, e com duas passadas intercaladas bloco a bloco — e ele tem de ser m = o maior escore "
+             "escalado visto até ali, l = Σ e^(z − m) e acc = Σ e^(z − m)·v, somas sobre **todas** as keys já vistas "
+             "(e nada além delas). "
+             "Um estado que só acerta no fim, que ignora o estado recebido ou que se apoia em algo guardado fora da "
+             "função (uma lista global com as keys vistas) não é o passo da atenção por blocos: use só o estado "
+             "recebido e o bloco.",
+             quando=_estado_invalido("estado_falso")),
+        Erro("l e acc trocados no estado",
+             "O estado devolvido veio como (m, acc, l): a ordem é (m, l, acc) — m e l são números, acc é um vetor com o "
+             "tamanho de um value. Confira a ordem ao montar o estado do bloco, ao desempacotar o estado recebido "
+             "(m, l, acc = estado) e no return da combinar.",
+             quando=_estado_invalido("l_acc_trocados")),
+        Erro("o estado inteiro no lugar de m",
+             "Você tratou o estado inteiro — a tripla (m, l, acc), em que acc é um vetor — como um número ou como um "
+             "array só: m = estado, max(estado, …) ou np.array(estado), em vez de m = estado[0]. Desempacote "
+             "primeiro, m, l, acc = estado, e use cada parte no seu lugar.",
+             levanta=lambda exc, caso: isinstance(exc, (TypeError, ValueError)) and (
+                 "'tuple'" in str(exc) or ("inhomogeneous" in str(exc) and "detected shape was (3,)" in str(exc)))),
         Erro("devolveu a saída, não o estado",
              "A função devolveu a saída acc / l, mas o laço precisa do **estado** (m, l, acc) para juntar o próximo "
              "bloco: sem m e l, não há como reescalar nem normalizar depois. Devolva o estado combinado; a divisão "
@@ -306,6 +394,12 @@ POR_BLOCOS = Exercicio(
              "e^1000 estoura (em float32, já e^89). O estado do bloco é m = o máximo dos escores do bloco, "
              "l = Σ e^(z − m), acc = Σ e^(z − m) · v.",
              resposta=_variante(referencia="zero")),
+        # por último: com escores extremos ela também dá NaN, e lá quem explica é a instabilidade
+        Erro("desempacotou o estado na ordem errada",
+             "Você leu o estado recebido na ordem errada (l, m, acc = estado, ou m = estado[1]): o m que a sua conta "
+             "usou é o l, e vice-versa. No primeiro bloco isso já aparece — o estado vazio é (-inf, 0, 0), e a sua "
+             "função tomou 0 por máximo e -inf por soma. A ordem é a de sempre: m, l, acc = estado.",
+             resposta=_variante(leitura="l_m_acc")),
     ],
     explica_forma=_explica_forma,
     dica_de_forma="A saída de uma query é um vetor com o tamanho de um value: forma (d_v,).",
@@ -318,7 +412,7 @@ def _laco(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A função que o corretor roda em cada caso: o laço, com o passo do estudante."""
 
     def laco(q: np.ndarray, K: np.ndarray, V: np.ndarray, tamanho_bloco: int) -> Any:
-        return percorrer_em_blocos(fn, q, K, V, tamanho_bloco)
+        return percorrer_em_blocos(fn, q, K, V, tamanho_bloco, conferir_estados=True)
 
     laco.__name__ = getattr(fn, "__name__", "sua função")
     return laco
