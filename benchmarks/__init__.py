@@ -1,18 +1,10 @@
-"""Medições de desempenho da coleção: ``python -m benchmarks`` (da raiz do repositório).
-
-1. latência dos sliders no Python (:mod:`.latencia`); 2. custo de executar cada notebook (:mod:`.notebooks`);
-3. vazão da atenção contra o teto do numpy (:mod:`.vazao`); 4. memória da atenção por blocos (:mod:`.blocos`);
-5. da tecla à figura nova no navegador (:mod:`.navegador`); à parte, N estudantes num servidor (:mod:`.turma`).
-
-As máquinas são barulhentas: o que vale são as **razões medidas na mesma execução**. O benchmark relata;
-não reprova nada. Aqui fica o que todas compartilham: a :class:`Linha`, a tabela, o relatório (um
-modelo em ``modelos/`` preenchido e gravado entre marcadores de uma página de ``docs/``) e os cronômetros.
+"""Medições de desempenho (``python -m benchmarks``) e o que elas compartilham: a :class:`Linha`, a tabela, o
+relatório (um modelo de ``modelos/`` gravado entre marcadores de uma página de ``docs/``) e os cronômetros.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import platform
 import statistics
 import string
@@ -32,9 +24,7 @@ COLUNAS = ("#", "medição", "caso", "resultado", "razão", "meta", "")
 
 @dataclass
 class Linha:
-    """Uma linha da tabela: ``secao`` ("1" a "5"), o caso, os números, a razão medida na mesma execução,
-    a meta, o veredito (:data:`CUMPRE`, :data:`NAO_CUMPRE` ou :data:`INFORMATIVO`) e uma nota
-    que vai para a lista embaixo da tabela (ou "")."""
+    """Uma linha: seção ("1" a "5"), caso, números, razão medida na mesma execução, meta e veredito."""
 
     secao: str
     medicao: str
@@ -43,10 +33,9 @@ class Linha:
     razao: str = ""
     meta: str = ""
     veredito: str = INFORMATIVO
-    nota: str = ""
 
     def celulas(self) -> tuple[str, ...]:
-        return astuple(self)[:-1]
+        return astuple(self)
 
 
 def aviso(texto: str) -> None:
@@ -69,11 +58,6 @@ def tabela_markdown(linhas: Sequence[Linha]) -> str:
     return tabela(COLUNAS, [linha.celulas() for linha in linhas])
 
 
-def notas(linhas: Sequence[Linha]) -> list[str]:
-    """As notas das linhas, sem repetição, na ordem em que aparecem."""
-    return list(dict.fromkeys(linha.nota for linha in linhas if linha.nota))
-
-
 def resumo_metas(linhas: Sequence[Linha]) -> str:
     """Uma frase: quantas metas foram cumpridas e quais não."""
     com_meta = [lin for lin in linhas if lin.veredito in (CUMPRE, NAO_CUMPRE)]
@@ -82,38 +66,23 @@ def resumo_metas(linhas: Sequence[Linha]) -> str:
         "; não cumpridas: " + "; ".join(falhas) if falhas else "")
 
 
-# --- a máquina e a carga -------------------------------------------------------------------------------
-
-
 def carga() -> str:
-    """A carga média do sistema agora (1 min / 5 min), ou "" onde não existe."""
-    try:
-        um, cinco, _ = os.getloadavg()
-    except (AttributeError, OSError):
-        return ""
-    return f"{um:.1f} / {cinco:.1f}"
+    """A carga média do sistema agora (1 min / 5 min; o psutil a imita onde o sistema não a tem)."""
+    import psutil
 
-
-def info_blas() -> str:
-    """A biblioteca BLAS que o numpy usa de fato (threadpoolctl), com o núcleo e as threads."""
-    from threadpoolctl import threadpool_info
-
-    partes = [f"{i.get('internal_api')} {i.get('version')}" + (f", núcleo {i['architecture']}" if i.get("architecture")
-              else "") + f", {i.get('num_threads')} threads" for i in threadpool_info() if i.get("user_api") == "blas"]
-    return "; ".join(partes) or "desconhecida"
+    return "{:.1f} / {:.1f}".format(*psutil.getloadavg()[:2])
 
 
 def linha_maquina() -> str:
-    """CPUs, processador, Python, numpy e BLAS, numa linha."""
+    """CPUs, memória, Python, numpy e a BLAS que o numpy usa de fato (threadpoolctl), numa linha."""
     import numpy as np
     import psutil
+    from threadpoolctl import threadpool_info
 
-    return (f"máquina: {psutil.cpu_count()} CPUs ({platform.processor() or platform.machine()}), "
-            f"{psutil.virtual_memory().total / 2**30:.0f} GB · Python {platform.python_version()} · "
-            f"numpy {np.__version__} · BLAS: {info_blas()}")
-
-
-# --- o relatório -------------------------------------------------------------------------------------------
+    blas = "; ".join(f"{i.get('internal_api')} {i.get('version')}, núcleo {i.get('architecture')}, {i.get('num_threads')} "
+                     "threads" for i in threadpool_info() if i.get("user_api") == "blas")
+    return (f"máquina: {psutil.cpu_count()} CPUs ({platform.machine()}), {psutil.virtual_memory().total / 2**30:.0f} GB · "
+            f"Python {platform.python_version()} · numpy {np.__version__} · BLAS: {blas or 'desconhecida'}")
 
 
 def relatorio(modelo: str, **campos: object) -> str:
@@ -132,9 +101,6 @@ def gravar_na_pagina(conteudo: str, caminho: Path, marca: str) -> None:
     caminho.write_text(f"{antes}{inicio}\n{conteudo.strip()}\n{fim}{resto.split(fim, 1)[1]}", encoding="utf-8")
 
 
-# --- cronômetros --------------------------------------------------------------------------------------------
-
-
 def fora_do_laco(f: Callable[..., object], *args: object) -> object:
     """``f(*args)``, num fio próprio se este fio já tem um laço asyncio rodando (um notebook, os testes de
     navegador), onde ``asyncio.run`` e ``sync_playwright`` se recusam a rodar."""
@@ -148,8 +114,8 @@ def fora_do_laco(f: Callable[..., object], *args: object) -> object:
 
 def melhor_de(funcoes: dict[str, Callable[[], object]], k: int, minimo_s: float = 0.0,
               maximo_rodadas: int = 1000) -> dict[str, float]:
-    """O menor tempo (s) de cada função em ``k`` rodadas **intercaladas** (A, B, A, B…: o ruído de outros
-    processos cai igualmente sobre todas), ou mais rodadas, até somar ``minimo_s`` (no máximo ``maximo_rodadas``)."""
+    """O menor tempo (s) de cada função em ``k`` rodadas intercaladas (A, B, A, B…: o ruído cai igualmente sobre
+    todas), ou mais, até somar ``minimo_s`` (no máximo ``maximo_rodadas``)."""
     melhores = dict.fromkeys(funcoes, float("inf"))
     inicio, rodada = time.perf_counter(), 0
     while rodada < k or (time.perf_counter() - inicio < minimo_s and rodada < maximo_rodadas):
@@ -164,9 +130,6 @@ def melhor_de(funcoes: dict[str, Callable[[], object]], k: int, minimo_s: float 
 
 def mediana_p95(amostras_ms: Sequence[float]) -> tuple[float, float]:
     """Mediana e percentil 95 (interpolação linear) de uma lista de tempos (``nan`` sem amostras)."""
-    ordenadas = sorted(amostras_ms)
-    if not ordenadas:
-        return float("nan"), float("nan")
-    pos = 0.95 * (len(ordenadas) - 1)
-    baixo, alto = int(pos), min(int(pos) + 1, len(ordenadas) - 1)
-    return statistics.median(ordenadas), ordenadas[baixo] + (ordenadas[alto] - ordenadas[baixo]) * (pos - baixo)
+    if len(amostras_ms) < 2:
+        return (float(amostras_ms[0]),) * 2 if amostras_ms else (float("nan"), float("nan"))
+    return statistics.median(amostras_ms), statistics.quantiles(amostras_ms, n=20, method="inclusive")[18]

@@ -1,9 +1,5 @@
-"""4 · Atenção por blocos: memória e tempo de ``helpers.efficient.blockwise_attention`` contra a exata.
-
-A atenção por blocos calcula a mesma saída que ``scaled_dot_product_attention``, bloco de keys por bloco,
-com um softmax "online": nunca guarda a matriz ``n × n`` de pesos. Para uma cabeça (``d = 64``, float64),
-mede o **pico de memória extra** de uma chamada (``tracemalloc``, que enxerga as alocações do numpy) e o
-**tempo** (melhor de ``k`` rodadas intercaladas, sem o ``tracemalloc`` ligado).
+"""4 · Atenção por blocos (``helpers.efficient.blockwise_attention``, que nunca guarda os ``n × n`` pesos) contra a
+exata: pico de memória extra de uma chamada (``tracemalloc``, que enxerga o numpy) e tempo, uma cabeça, float64.
 """
 
 from __future__ import annotations
@@ -17,26 +13,19 @@ from . import CUMPRE, NAO_CUMPRE, Linha, melhor_de
 
 MEDICAO = "memória por blocos"
 META_MEMORIA, META_TEMPO, N_META_MEMORIA = 20.0, 2.0, 16384  # em n = 16384: ≥ 20× menos memória; ≤ 2× o tempo
-NOTA = ("4 · Uma cabeça, d = 64, float64. Pico de memória extra = maior memória alocada durante a chamada "
-        "(tracemalloc), com a saída; tempo = melhor de k rodadas intercaladas, sem tracemalloc. A referência é "
-        "scaled_dot_product_attention (exata, guarda os n × n pesos).")
 
 
 def pico_extra(f: Callable[[], object]) -> int:
     """Bytes: o maior total alocado durante ``f()`` além do que já estava alocado antes."""
-    ligado_antes = tracemalloc.is_tracing()
-    if not ligado_antes:
-        tracemalloc.start()
+    tracemalloc.start()
+    resultado = None
     try:
-        tracemalloc.reset_peak()
         base = tracemalloc.get_traced_memory()[0]
         resultado = f()
-        pico = tracemalloc.get_traced_memory()[1] - base
-        del resultado
+        return tracemalloc.get_traced_memory()[1] - base
     finally:
-        if not ligado_antes:
-            tracemalloc.stop()
-    return pico
+        del resultado
+        tracemalloc.stop()
 
 
 def _mib(b: float) -> str:
@@ -72,4 +61,4 @@ def _medir_n(blockwise: Callable, n: int, d: int, rodadas: int, n_meta_memoria: 
                  f"pico extra {_mib(mem_blocos)} (exata {_mib(mem_exata)}); {tempos['blocos'] * 1000:.0f} ms "
                  f"(exata {tempos['exata'] * 1000:.0f} ms); maior diferença da exata {erro:.1e}",
                  razao=f"memória 1/{razao_mem:.0f} da exata; tempo {razao_t:.2f}× exata", meta=meta,
-                 veredito=CUMPRE if ok else NAO_CUMPRE, nota=NOTA)
+                 veredito=CUMPRE if ok else NAO_CUMPRE)

@@ -11,72 +11,37 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from . import CUMPRE, NAO_CUMPRE, Linha, mediana_p95
 
-MEDICAO = "latência do slider"
-META_MEDIANA_MS = 50.0
-META_P95_MS = 100.0
-NOTA = (
-    "1 · Cada movimento é cronometrado em volta de `controle.value = …` (contas + redesenho + PNG). "
-    "O veredito usa o tempo de CPU do processo (limitado ao de relógio), que não conta o tempo em que outros "
-    "processos ocupavam os núcleos; o tempo de relógio vem antes, para comparar. A razão é a mediana de um "
-    "movimento sobre a de redesenhar por inteiro e codificar a mesma figura (`plots.png`): abaixo de 1, é o ganho "
-    "de redesenhar só o que muda."
-)
-
-
-def _no_passo(x: float, minimo: float, passo: float | None) -> float:
-    if not passo:
-        return x
-    return minimo + round((x - minimo) / passo) * passo
+MEDICAO, META_MEDIANA_MS, META_P95_MS = "latência do slider", 50.0, 100.0
 
 
 def movimentos(controle: Any, n: int) -> list[Callable[[], None]] | None:
-    """Até ``n`` ações que mudam ``controle`` (cada uma dispara uma atualização), ou ``None`` se o
-    controle não for de um tipo que o benchmark sabe mover (texto, botão…)."""
+    """Até ``n`` ações que mudam ``controle`` (cada uma dispara uma atualização), ou ``None`` se o controle não
+    for de um tipo que o benchmark sabe mover (texto, botão…)."""
     import ipywidgets as W
 
     valor = controle.value
-    if isinstance(valor, bool):  # Checkbox, ToggleButton, Valid
-        def alternar() -> None:
-            controle.value = not controle.value
-        return [alternar] * n
-    opcoes = getattr(controle, "options", None)
-    if opcoes is not None and hasattr(controle, "index"):  # SelectionSlider, Dropdown, ToggleButtons, …
-        total = len(opcoes)
-        if total < 2:
-            return []
-        faixa = isinstance(controle.index, tuple)  # SelectionRangeSlider
+    if isinstance(valor, bool):  # Checkbox, ToggleButton: liga e desliga
+        return [lambda: setattr(controle, "value", not controle.value)] * n
+    if getattr(controle, "options", None) is not None and hasattr(controle, "index"):  # escolhas: sempre outra
+        total, faixa = len(controle.options), isinstance(controle.index, tuple)  # SelectionRangeSlider: (0, i)
         atual = controle.index[1] if faixa else controle.index
-        indices = [(atual + 1 + i) % total for i in range(n)]  # sempre um índice diferente do anterior
-
-        def escolher(i: int) -> Callable[[], None]:
-            def f() -> None:
-                controle.index = (0, i) if faixa else i
-            return f
-        return [escolher(i) for i in indices]
-    if hasattr(controle, "min") and hasattr(controle, "max"):  # Int/Float(Log)Slider, BoundedText, ranges
-        lo, hi = controle.min, controle.max
-        passo = getattr(controle, "step", None)
-        xs = np.linspace(lo, hi, n)
+        indices = [(atual + 1 + j) % total for j in range(n)] if total >= 2 else []
+        return [partial(setattr, controle, "index", (0, i) if faixa else i) for i in indices]
+    if hasattr(controle, "min") and hasattr(controle, "max"):  # sliders (também de faixa e logarítmicos)
+        lo, hi, passo = controle.min, controle.max, getattr(controle, "step", None)
+        xs = [lo + round((x - lo) / passo) * passo if passo else x for x in np.linspace(lo, hi, n).tolist()]
         if isinstance(controle, W.FloatLogSlider):
-            valores: list[Any] = [controle.base ** _no_passo(float(x), lo, passo) for x in xs]
+            xs = [controle.base ** x for x in xs]
         else:
-            valores = [_no_passo(float(x), lo, passo) for x in xs]
-            valores = [min(max(x, lo), hi) for x in valores]
-            if isinstance(lo, int) and isinstance(hi, int):
-                valores = [int(round(x)) for x in valores]
-        faixa = isinstance(valor, tuple)  # IntRangeSlider, FloatRangeSlider
-
-        def mover(x: Any) -> Callable[[], None]:
-            def f() -> None:
-                controle.value = (lo, x) if faixa else x
-            return f
-        return [mover(x) for x in valores]
+            xs = [int(round(x)) if isinstance(lo, int) and isinstance(hi, int) else x for x in (min(max(x, lo), hi) for x in xs)]
+        return [partial(setattr, controle, "value", (lo, x) if isinstance(valor, tuple) else x) for x in xs]
     return None
 
 
@@ -133,7 +98,7 @@ def medir_painel(nome: str, fabrica: Callable[[], Any], n_movimentos: int = 30) 
                  f"{por_controle[pior]:.0f} ms)" + (f"; não movidos: {', '.join(ignorados)}" if ignorados else ""))
     ok = mediana_cpu <= META_MEDIANA_MS and p95_cpu <= META_P95_MS
     return Linha("1", MEDICAO, nome, resultado, razao=f"{mediana / piso:.2f}× completo ({piso:.0f} ms)", meta=meta,
-                 veredito=CUMPRE if ok else NAO_CUMPRE, nota=NOTA)
+                 veredito=CUMPRE if ok else NAO_CUMPRE)
 
 
 def medir_latencia(n_movimentos: int = 30) -> list[Linha]:

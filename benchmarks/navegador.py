@@ -1,10 +1,7 @@
-"""5 · Latência no navegador: da tecla no slider à figura nova, num JupyterLab de verdade no Chromium do sistema.
-
-Para cada notebook com painéis: uma cópia com uma célula a mais no fim — o **painel-referência**, o widget
-mais simples que um estudante escreveria (:data:`CODIGO_REFERENCIA`) —, *Run All* e, na mesma página, a
-referência, cada painel e a referência de novo. Em cada slider, ``n_teclas`` setas (do ``keydown`` à figura
-nova decodificada, ``img.decode()``, e ao ``src`` novo do ``<img>``) e um arrasto de 1 s pelo trilho (as
-figuras decodificadas, contra as da referência ou as posições do slider, se são menos).
+"""5 · Da tecla no slider à figura nova, num JupyterLab de verdade no Chromium do sistema. Cada notebook com painéis
+ganha, numa cópia, o **painel-referência** (:data:`CODIGO_REFERENCIA`) no fim; depois do *Run All*, na mesma página:
+a referência, cada painel e a referência de novo. Em cada slider, ``n_teclas`` setas (do ``keydown`` à figura
+decodificada e ao ``src`` novo do ``<img>``) e um arrasto de 1 s (as figuras, contra as da referência).
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from . import CUMPRE, INFORMATIVO, NAO_CUMPRE, RAIZ, Linha, aviso, fora_do_laco, mediana_p95
@@ -27,8 +24,7 @@ META_MEDIANA_MS, META_P95_MS, META_RAZAO, META_ARRASTO = 100.0, 150.0, 1.5, 0.8
 WIDGET = "application/vnd.jupyter.widget-view+json"
 REFERENCIA = "referência"
 
-#: o painel-referência: um slider e um ``Image`` com uma figura de 9 × 3.6 pol. e uma linha de 400 pontos,
-#: ``savefig`` a cada movimento, no estilo que o notebook já pôs em vigor — o código de um estudante
+#: o painel-referência: um slider e um ``Image`` (9 × 3.6 pol., uma linha de 400 pontos, ``savefig`` a cada movimento)
 CODIGO_REFERENCIA = '''\
 # painel-referência do benchmark: o widget mais simples que um estudante escreveria
 import io
@@ -58,42 +54,31 @@ slider_ref.observe(mudou_ref, names="value")
 widgets.VBox([slider_ref, imagem_ref])
 '''
 
-#: as configurações padrão do JupyterLab (o teste de navegador desliga a virtualização; aqui, não)
-CONFIG_LAB = {"@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "contentVisibility"}}
+CONFIG_LAB = {"@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "contentVisibility"}}  # o padrão
 
 #: observadores num painel: tecla, mouse, valor do slider, ``src`` trocado e figura decodificada
-_JS_INSTRUMENTAR = """
-(raiz) => {
+_JS_INSTRUMENTAR = """(raiz) => {
   if (raiz.__bench) return true;
-  const ev = [];
-  const imgs = Array.from(raiz.querySelectorAll('img'));
+  const ev = [], imgs = Array.from(raiz.querySelectorAll('img'));
   if (!imgs.length) return false;
-  for (const img of imgs) {
-    new MutationObserver(() => {
-      ev.push(['src', performance.now()]);
-      img.decode().then(() => ev.push(['figura', performance.now()]), () => {});
-    }).observe(img, {attributes: true, attributeFilter: ['src']});
-  }
+  for (const img of imgs) new MutationObserver(() => { ev.push(['src', performance.now()]);
+    img.decode().then(() => ev.push(['figura', performance.now()]), () => {}); }).observe(img, {attributes: true, attributeFilter: ['src']});
   raiz.querySelectorAll('.noUi-handle').forEach((h, i) => new MutationObserver(
     () => ev.push(['valor', performance.now(), i])).observe(h, {attributes: true, attributeFilter: ['aria-valuenow']}));
   for (const [alvo, tipo, nome] of [[raiz, 'keydown', 'tecla'], [raiz, 'pointerdown', 'aperta'], [window, 'pointerup', 'solta']])
     alvo.addEventListener(tipo, (e) => ev.push([nome, e.timeStamp]), true);
   raiz.__bench = ev;
-  // espera uma figura nova (ou o limite) e depois `quieto` ms sem nenhum evento (ou o limite)
+  // espera uma figura nova (se `figura`) e depois `quieto` ms sem nenhum evento, ou o limite
   raiz.__sossego = (figura, quieto, limite) => new Promise((ok) => {
-    const inicio = performance.now();
-    let visto = ev.length, desde = inicio;
-    const passo = () => {
-      if (ev.length !== visto) { visto = ev.length; desde = performance.now(); }
-      const agora = performance.now(), achou = !figura || ev.some((e) => e[0] === 'figura');
-      if ((achou && agora - desde >= quieto) || agora - inicio > limite) ok(ev.length);
-      else setTimeout(passo, 5);
-    };
+    const inicio = performance.now(); let visto = ev.length, desde = inicio;
+    const passo = () => { const agora = performance.now();
+      if (ev.length !== visto) { visto = ev.length; desde = agora; }
+      if (((!figura || ev.some((e) => e[0] === 'figura')) && agora - desde >= quieto) || agora - inicio > limite) ok();
+      else setTimeout(passo, 5); };
     passo();
   });
   return true;
-}
-"""
+}"""
 _JS_TIRAR = "(raiz) => raiz.__bench.splice(0, raiz.__bench.length)"
 
 
@@ -110,14 +95,10 @@ class Medidas:
     erro: str = ""
 
     def juntar(self, outra: Medidas) -> Medidas:
-        for nome in ("teclas_ms", "src_ms", "figuras_arrasto", "valores_arrasto"):
-            getattr(self, nome).extend(getattr(outra, nome))
-        self.sem_figura, self.sliders = self.sem_figura + outra.sem_figura, self.sliders + outra.sliders
-        self.erro = self.erro or outra.erro
+        for campo in fields(self):
+            antes, depois = getattr(self, campo.name), getattr(outra, campo.name)
+            setattr(self, campo.name, (antes or depois) if campo.name == "erro" else antes + depois)
         return self
-
-
-# --- as contas (puras: testadas sem navegador) ---------------------------------------------------
 
 
 def _tempos(eventos: Sequence[Sequence], tipo: str) -> list[float]:
@@ -126,12 +107,10 @@ def _tempos(eventos: Sequence[Sequence], tipo: str) -> list[float]:
 
 def latencias_da_tecla(eventos: Sequence[Sequence]) -> tuple[float | None, float | None]:
     """(tecla → figura decodificada, tecla → ``src`` novo) em ms, dos eventos ``(tipo, ms, …)`` de um toque."""
-    teclas = _tempos(eventos, "tecla")
-    if not teclas:
-        return None, None
-    t0 = teclas[0]
-    depois = [[t - t0 for t in _tempos(eventos, tipo) if t >= t0] for tipo in ("figura", "src")]
-    return tuple(min(ts) if ts else None for ts in depois)  # type: ignore[return-value]
+    t0 = min(_tempos(eventos, "tecla"), default=None)
+    primeiro = [min((t - t0 for t in _tempos(eventos, tipo) if t >= t0), default=None) if t0 is not None else None
+                for tipo in ("figura", "src")]
+    return primeiro[0], primeiro[1]
 
 
 def resumo_do_arrasto(eventos: Sequence[Sequence], handle: int = 0) -> tuple[int, int] | None:
@@ -154,9 +133,6 @@ def razao_do_arrasto(m: Medidas, referencia: float) -> float:
     return sum(m.figuras_arrasto) / esperado if esperado else float("nan")
 
 
-# --- na página -------------------------------------------------------------------------------------
-
-
 def _sossego(raiz, figura: bool = False, quieto_ms: float = 150, limite_ms: float = 8000) -> None:
     raiz.evaluate(f"(r) => r.__sossego({str(figura).lower()}, {quieto_ms}, {limite_ms})")
 
@@ -174,7 +150,7 @@ def _arrastar(pagina, handle, x_ate: float, passos: int, duracao_s: float) -> No
     pagina.mouse.up()
 
 
-def medir_slider(pagina, raiz, controle, indice: int, n_teclas: int, arrastar: bool) -> Medidas:
+def medir_slider(pagina, raiz, controle, indice: int, n_teclas: int) -> Medidas:
     """``n_teclas`` setas no handle (cada uma esperando a figura e o sossego), depois um arrasto de 1 s."""
     m = Medidas(sliders=1)
     handle = controle.query_selector(".noUi-handle")
@@ -196,7 +172,7 @@ def medir_slider(pagina, raiz, controle, indice: int, n_teclas: int, arrastar: b
             m.src_ms.append(src if src is not None else figura)
     trilho = controle.query_selector(".noUi-target")
     # um slider que não muda a figura (só uma tabela) não tem o que mostrar num arrasto
-    if not arrastar or not m.teclas_ms or trilho is None:
+    if not m.teclas_ms or trilho is None:
         return m
     caixa = trilho.bounding_box()
     _arrastar(pagina, handle, caixa["x"] - 30, passos=4, duracao_s=0.0)  # ao começo, fora da conta
@@ -211,14 +187,13 @@ def medir_slider(pagina, raiz, controle, indice: int, n_teclas: int, arrastar: b
     return m
 
 
-def medir_painel(pagina, raiz, n_teclas: int, arrastar: bool = True) -> Medidas:
+def medir_painel(pagina, raiz, n_teclas: int) -> Medidas:
     """Todo slider do painel (a saída de uma célula)."""
-    total = Medidas()
     raiz.scroll_into_view_if_needed()
-    if raiz.evaluate(_JS_INSTRUMENTAR):
-        for indice, controle in enumerate(c for c in raiz.query_selector_all(".widget-slider")
-                                          if c.query_selector(".noUi-handle")):
-            total.juntar(medir_slider(pagina, raiz, controle, indice, n_teclas, arrastar))
+    sliders = raiz.query_selector_all(".widget-slider:has(.noUi-handle)") if raiz.evaluate(_JS_INSTRUMENTAR) else []
+    total = Medidas()
+    for indice, controle in enumerate(sliders):
+        total.juntar(medir_slider(pagina, raiz, controle, indice, n_teclas))
     return total
 
 
@@ -236,17 +211,13 @@ def paineis_do_notebook(caminho: Path) -> list[tuple[int, str]]:
 
 
 #: Run All terminou: a última célula (a da referência) mostra o seu slider e a figura, houve erro ou um diálogo
-_JS_TERMINOU = """
-() => {
+_JS_TERMINOU = """() => {
   const nb = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
   if (document.querySelector('.jp-Dialog')) return 'dialogo';
-  if (!nb) return false;
-  if (nb.querySelector('[data-mime-type="application/vnd.jupyter.stderr"]')) return 'erro';
-  const ultima = Array.from(nb.querySelectorAll('.jp-Cell')).pop();
-  return !!(ultima && ultima.querySelector('.jp-Cell-outputArea .widget-slider')
-            && ultima.querySelector('.jp-Cell-outputArea img'));
-}
-"""
+  if (!nb || nb.querySelector('[data-mime-type="application/vnd.jupyter.stderr"]')) return nb ? 'erro' : false;
+  const saida = Array.from(nb.querySelectorAll('.jp-Cell')).pop()?.querySelector('.jp-Cell-outputArea');
+  return !!(saida?.querySelector('.widget-slider') && saida.querySelector('img'));
+}"""
 
 
 def abrir_e_rodar(pagina, url: str, nome: str) -> None:
@@ -257,32 +228,25 @@ def abrir_e_rodar(pagina, url: str, nome: str) -> None:
     aba = pagina.query_selector(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")
     if aba is not None:  # mais espaço para o notebook: fecha o navegador de arquivos
         aba.click()
-    for _ in range(3):
-        for rotulo, comando in (("Edit", "editmenu:clear-all"), ("Run", "runmenu:run-all")):
-            pagina.click(f"#jp-MainMenu .lm-MenuBar-item:has-text('{rotulo}')")
-            pagina.click(f".lm-Menu-item[data-command='{comando}']")
-        estado = pagina.wait_for_function(_JS_TERMINOU, timeout=300_000, polling=250).json_value()
-        if estado != "dialogo":
-            break
-        # numa máquina ocupada o kernel às vezes não responde a tempo e o JupyterLab pede outro: aceita e roda de novo
-        pagina.click(".jp-Dialog .jp-mod-accept")
-    if estado != True:  # noqa: E712 (o JavaScript devolve true, 'erro' ou 'dialogo')
+    for rotulo, comando in (("Edit", "editmenu:clear-all"), ("Run", "runmenu:run-all")):
+        pagina.click(f"#jp-MainMenu .lm-MenuBar-item:has-text('{rotulo}')")
+        pagina.click(f".lm-Menu-item[data-command='{comando}']")
+    # um diálogo (o kernel não respondeu a tempo e o JupyterLab pede outro) ou um erro: quem chamou tenta de novo
+    if (estado := pagina.wait_for_function(_JS_TERMINOU, timeout=300_000, polling=250).json_value()) is not True:
         raise RuntimeError(f"{nome}: o Run All não terminou ({estado})")
     pagina.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
 
 
-def _medir_tudo(notebooks: Sequence[Path], n_teclas: int, arrastar: bool, raiz: Path,
+def _medir_tudo(notebooks: Sequence[Path], n_teclas: int, raiz: Path,
                 progresso: Callable[[str], None]) -> dict[str, dict[str, Medidas]] | str:
     """``{notebook: {REFERENCIA ou painel: Medidas}}``, ou o motivo de não medir (sem Chromium, sem playwright)."""
     sys.path.insert(0, str(RAIZ / "tests" / "browser"))  # os servidores dos testes de navegador
     try:
+        import _servidores
         from playwright.sync_api import sync_playwright
-    except ImportError:
-        return "falta o pacote Python playwright (pip install -r requirements-dev.txt; o navegador é o do sistema)"
-    import _servidores
-
-    chromium = _servidores.caminho_chromium()
-    if chromium is None:
+    except ImportError as exc:
+        return f"falta o pacote Python {exc.name} (pip install -r requirements-dev.txt; o navegador é o do sistema)"
+    if (chromium := _servidores.caminho_chromium()) is None:
         return "Chromium não encontrado (sudo apt-get install chromium, ou CHROMIUM=/caminho); sem `playwright install`"
     resultados: dict[str, dict[str, Medidas]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-navegador-") as tmp, sync_playwright() as p, \
@@ -294,27 +258,24 @@ def _medir_tudo(notebooks: Sequence[Path], n_teclas: int, arrastar: bool, raiz: 
             (servidor.raiz / "notebooks" / "helpers").symlink_to(raiz.resolve() / "helpers")
         navegador = p.chromium.launch(executable_path=chromium, headless=True, args=_servidores.ARGS_CHROMIUM)
         try:
-            for caminho in notebooks:
-                if paineis_do_notebook(caminho):
-                    resultados[caminho.stem] = _medir_notebook(navegador, servidor, caminho, n_teclas, arrastar,
-                                                               progresso)
+            for caminho in (c for c in notebooks if paineis_do_notebook(c)):
+                resultados[caminho.stem] = _medir_notebook(navegador, servidor, caminho, n_teclas, progresso)
         finally:
             navegador.close()
     return resultados
 
 
-def _medir_notebook(navegador, servidor, caminho: Path, n_teclas: int, arrastar: bool,
+def _medir_notebook(navegador, servidor, caminho: Path, n_teclas: int,
                     progresso: Callable[[str], None]) -> dict[str, Medidas]:
     import nbformat
 
-    copia = servidor.raiz / "notebooks" / caminho.name
+    copia, medidas = servidor.raiz / "notebooks" / caminho.name, {REFERENCIA: Medidas()}
     nb = nbformat.read(copia, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(CODIGO_REFERENCIA))
     nbformat.write(nb, copia)
     contexto = navegador.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=1, locale="en-US")
     pagina = contexto.new_page()
     pagina.set_default_timeout(60_000)
-    medidas: dict[str, Medidas] = {REFERENCIA: Medidas()}
     try:
         inicio = time.monotonic()
         for tentativa in (1, 2):  # numa máquina muito ocupada um Run All às vezes empaca: uma segunda chance
@@ -338,7 +299,11 @@ def _medir_notebook(navegador, servidor, caminho: Path, n_teclas: int, arrastar:
             if saida is None or saida.query_selector(".widget-slider") is None:
                 progresso(f"   {caminho.stem[:2]} · {nome}: painel não desenhado")
                 continue
-            m = medir_painel(pagina, saida, n_teclas, arrastar)
+            try:
+                m = medir_painel(pagina, saida, n_teclas)
+            except Exception as exc:  # um painel que some da página (ou não rola até ela) não derruba os outros
+                m = Medidas(erro=f"{nome}: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
+                progresso(f"   {caminho.stem[:2]} · {m.erro}")
             medidas.setdefault(nome, Medidas()).juntar(m)
             if m.teclas_ms:
                 progresso(f"   {caminho.stem[:2]} · {nome}: mediana {statistics.median(m.teclas_ms):.0f} ms "
@@ -349,8 +314,6 @@ def _medir_notebook(navegador, servidor, caminho: Path, n_teclas: int, arrastar:
         contexto.close()
     return medidas
 
-
-# --- as linhas da tabela ---------------------------------------------------------------------------
 
 META = (f"mediana ≤ {META_MEDIANA_MS:.0f} ms, p95 ≤ {META_P95_MS:.0f} ms, ≤ {META_RAZAO:g}× ref; "
         f"arrasto ≥ {META_ARRASTO:.0%} da ref")
@@ -388,14 +351,14 @@ def linhas_da_medicao(resultados: dict[str, dict[str, Medidas]]) -> list[Linha]:
     return linhas
 
 
-def medir_navegador(notebooks: Sequence[Path] | None = None, n_teclas: int = 10, arrastar: bool = True,
+def medir_navegador(notebooks: Sequence[Path] | None = None, n_teclas: int = 10,
                     raiz: Path = RAIZ) -> list[Linha]:
     """A seção 5 inteira: mede (se houver Chromium) e devolve as linhas da tabela. Com ``raiz``, os notebooks e
     os ``helpers`` são os de outra cópia do repositório (o kernel os acha na pasta dos notebooks, antes dos instalados)."""
     if notebooks is None:
         notebooks = sorted((Path(raiz) / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     # a API síncrona do Playwright não roda num fio com um laço asyncio (um notebook, os testes de navegador)
-    resultados = fora_do_laco(_medir_tudo, notebooks, n_teclas, arrastar, Path(raiz), aviso)
+    resultados = fora_do_laco(_medir_tudo, notebooks, n_teclas, Path(raiz), aviso)
     if isinstance(resultados, str):
         return [Linha("5", MEDICAO, "(não medida)", f"pulada: {resultados}", veredito=INFORMATIVO)]
     return linhas_da_medicao(resultados)

@@ -11,17 +11,9 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from . import CUMPRE, INFORMATIVO, NAO_CUMPRE, Linha
+from . import CUMPRE, INFORMATIVO, NAO_CUMPRE, RAIZ, Linha
 
-MEDICAO = "execução do notebook"
-PASTA = Path(__file__).resolve().parent.parent / "notebooks"
-META_RAZAO = 3.0
-META_TOTAL_S = 60.0
-NOTA = (
-    "2 · Cada notebook roda num kernel novo (nbclient, pasta notebooks/, cópia na memória); o tempo inclui subir "
-    "o kernel. \"células\" é a soma do tempo das células no kernel. A razão é sobre o notebook-base (importa os "
-    "helpers e desenha uma figura), medido na mesma execução; cada um conta o menor tempo de duas execuções."
-)
+MEDICAO, PASTA, META_RAZAO, META_TOTAL_S = "execução do notebook", RAIZ / "notebooks", 3.0, 60.0
 
 FONTE_BASE = [
     "import numpy as np\nimport matplotlib.pyplot as plt\nfrom helpers import attention, corretor, paineis, plots",
@@ -39,19 +31,6 @@ def notebook_base():
     return nb
 
 
-def _tempo_celulas(nb) -> float:
-    """Soma, em segundos, do tempo de cada célula no kernel (marcas que o nbclient grava)."""
-    total = 0.0
-    for c in nb.cells:
-        marcas = c.get("metadata", {}).get("execution", {})
-        ini, fim = marcas.get("iopub.execute_input"), marcas.get("shell.execute_reply")
-        if ini and fim:
-            de = datetime.fromisoformat(ini.replace("Z", "+00:00"))
-            ate = datetime.fromisoformat(fim.replace("Z", "+00:00"))
-            total += (ate - de).total_seconds()
-    return total
-
-
 def executar(nb, pasta: Path = PASTA, timeout: int = 600) -> tuple[float, float]:
     """Executa ``nb`` (já na memória) num kernel novo; devolve (segundos de relógio, segundos nas células)."""
     from nbclient import NotebookClient
@@ -62,27 +41,26 @@ def executar(nb, pasta: Path = PASTA, timeout: int = 600) -> tuple[float, float]
     # o stderr do processo do kernel (avisos do próprio Jupyter) não entra na tabela; erros das células,
     # sim: chegam pelo protocolo e viram exceção aqui
     cliente.execute(stderr=subprocess.DEVNULL)
-    return time.perf_counter() - inicio, _tempo_celulas(nb)
+    marcas = [c.metadata.get("execution", {}) for c in nb.cells]  # as marcas que o nbclient grava em cada célula
+    hora = lambda texto: datetime.fromisoformat(texto.replace("Z", "+00:00"))  # o Python 3.10 não lê o "Z"
+    celulas = sum((hora(m["shell.execute_reply"]) - hora(m["iopub.execute_input"])).total_seconds()
+                  for m in marcas if "iopub.execute_input" in m and "shell.execute_reply" in m)
+    return time.perf_counter() - inicio, celulas
 
 
 def medir_notebooks(arquivos: list[Path] | None = None, rodadas_base: int = 2, rodadas: int = 2) -> list[Linha]:
-    """Uma linha para o notebook-base, uma por notebook e uma para a coleção inteira.
-
-    Cada notebook (e o notebook-base) conta o menor tempo de ``rodadas`` (``rodadas_base``) execuções.
-    """
+    """Uma linha para o notebook-base, uma por notebook e uma para a coleção (o menor de ``rodadas`` execuções)."""
     import nbformat
 
     arquivos = sorted(PASTA.glob("*.ipynb")) if arquivos is None else list(arquivos)
-    base = [executar(notebook_base()) for _ in range(rodadas_base)]
-    t_base, cel_base = min(base)
+    t_base, cel_base = min(executar(notebook_base()) for _ in range(rodadas_base))
     linhas = [Linha("2", MEDICAO, "notebook-base (imports + 1 figura)",
-                    f"{t_base:.1f} s (células {cel_base:.1f} s)", razao="1.00× base", veredito=INFORMATIVO, nota=NOTA)]
+                    f"{t_base:.1f} s (células {cel_base:.1f} s)", razao="1.00× base", veredito=INFORMATIVO)]
     total = 0.0
     meta = f"≤ {META_RAZAO:g}× base"
     for caminho in arquivos:
         try:
-            # o menor de `rodadas` execuções, cada uma num kernel novo: subir um kernel às vezes demora
-            # segundos a mais por causa de outros processos, e isso não é custo do notebook
+            # o menor de `rodadas`: subir um kernel às vezes demora por causa de outros processos
             t, cel = min(executar(nbformat.read(caminho, as_version=4)) for _ in range(rodadas))
         except Exception as exc:  # relata e segue
             msg = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()  # sem as cores do terminal

@@ -1,9 +1,8 @@
-"""A turma: N estudantes ao mesmo tempo num servidor (``python -m benchmarks --turma``).
-
-Para cada N (1, 5, 10, 20, 40), N kernels de uma vez — um por estudante, como num JupyterHub — e, em todos
-ao mesmo tempo, o *Run All* do notebook dos painéis e os sliders, como um estudante (rajadas de teclas com pausas), cada atualização cronometrada **no kernel**, da
-hora marcada para a tecla à figura pronta. Só o que se mede nesta máquina (latência, CPU e memória, por
-``psutil``); servidores maiores são uma nota em ``docs/turma.md``, não uma conta daqui.
+"""A turma (``python -m benchmarks --turma``): para cada N (1, 5, 10, 20, 40), N kernels de uma vez — um por
+estudante, como num JupyterHub — rodam o notebook dos painéis e mexem nos sliders como estudantes (rajadas de
+teclas com pausas), cada atualização cronometrada **no kernel**, da hora marcada para a tecla à figura pronta.
+Só o que se mede nesta máquina (latência, CPU e memória, por ``psutil``); servidores maiores são uma nota em
+``docs/turma.md``, não uma conta daqui.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ import os
 import random
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -33,30 +33,20 @@ DURACAO_S, DURACAO_RAPIDA_S = 30.0, 3.0
 MARCA = "@@benchmarks.turma@@"
 
 
-# --- dentro do kernel ----------------------------------------------------------------------------------
-
-
 def paineis_no_espaco(espaco: dict[str, Any]) -> list[tuple[str, Any]]:
-    """Os painéis em ``espaco`` (o espaço de nomes do kernel, e as saídas guardadas em ``Out``): todo objeto
-    com um dicionário ``controles`` não vazio de widgets e um método ``atualizar()`` (*duck typing*)."""
+    """Os painéis em ``espaco`` (o espaço de nomes do kernel e as saídas em ``Out``), uma vez cada: todo objeto
+    com um dicionário ``controles`` de widgets e um método ``atualizar()``, seja qual for a classe."""
     import ipywidgets as W
 
-    candidatos = [(n, o) for n, o in espaco.items() if not n.startswith("_")]
-    if isinstance(espaco.get("Out"), dict):
-        candidatos += [(f"Out[{n}]", o) for n, o in espaco["Out"].items()]
-    achados, vistos = [], set()
+    saidas = espaco.get("Out") if isinstance(espaco.get("Out"), dict) else {}
+    candidatos = [(n, o) for n, o in espaco.items() if not n.startswith("_")] + [(f"Out[{n}]", o) for n, o in saidas.items()]
+    achados: dict[int, tuple[str, Any]] = {}
     for nome, obj in candidatos:
-        if isinstance(obj, type) or id(obj) in vistos:
-            continue
-        try:
-            controles, atualizar = getattr(obj, "controles", None), getattr(obj, "atualizar", None)
-        except Exception:  # propriedades que falham ao serem lidas: não é painel
-            continue
-        if (isinstance(controles, dict) and controles and callable(atualizar)
-                and all(isinstance(c, W.Widget) and hasattr(c, "value") for c in controles.values())):
-            vistos.add(id(obj))
-            achados.append((nome, obj))
-    return achados
+        controles = None if isinstance(obj, type) else getattr(obj, "controles", None)
+        if isinstance(controles, dict) and controles and callable(getattr(obj, "atualizar", None)) and all(
+                isinstance(c, W.Widget) and hasattr(c, "value") for c in controles.values()):
+            achados.setdefault(id(obj), (nome, obj))
+    return list(achados.values())
 
 
 def _plano(semente: int, duracao_s: float) -> list[tuple[float, int]]:
@@ -105,21 +95,19 @@ def sessao(espaco: dict[str, Any], inicio_epoch: float, duracao_s: float, sement
     return resultado
 
 
-# --- os kernels -------------------------------------------------------------------------------------------
-
 #: sockets IPC: com dezenas de kernels subindo juntos, portas TCP sorteadas podem colidir
 _SOCKETS = tempfile.mkdtemp(prefix="turma-")
 
 
 def memoria(pid: int) -> dict[str, float]:
-    """RSS, PSS e USS (só deste processo) em MiB, ou ``{}`` se o processo não existe mais."""
+    """RSS e PSS (as páginas compartilhadas divididas entre quem as usa) em MiB, ou ``{}`` sem o processo."""
     import psutil
 
     try:
         m = psutil.Process(pid).memory_full_info()
     except psutil.Error:
         return {}
-    return {chave: getattr(m, chave, float("nan")) / 2**20 for chave in ("rss", "pss", "uss")}
+    return {"rss": m.rss / 2**20, "pss": getattr(m, "pss", m.rss) / 2**20}  # sem PSS (fora do Linux): o RSS
 
 
 class Kernel:
@@ -170,12 +158,6 @@ class Kernel:
         await self.km.shutdown_kernel(now=True)
 
 
-def celulas_de_codigo(caminho: Path) -> list[str]:
-    import nbformat
-
-    return [c.source for c in nbformat.read(caminho, as_version=4).cells if c.cell_type == "code"]
-
-
 @dataclass
 class Rodada:
     """O que uma rodada com ``n`` estudantes mediu (tempos em s, latências em ms, memória em MiB)."""
@@ -223,7 +205,10 @@ async def _rodada(n: int, celulas: list[str], duracao_s: float) -> Rodada:
 
 def medir_turma(ns: tuple[int, ...] = NS, duracao_s: float = DURACAO_S) -> list[Rodada]:
     """Uma :class:`Rodada` por N (N = 1 primeiro: a referência das razões)."""
-    celulas, rodadas = celulas_de_codigo(PASTA / NOTEBOOK), []
+    import nbformat
+
+    celulas = [c.source for c in nbformat.read(PASTA / NOTEBOOK, as_version=4).cells if c.cell_type == "code"]
+    rodadas = []
     for n in ns:
         rodadas.append(fora_do_laco(asyncio.run, _rodada(n, celulas, duracao_s)))
         time.sleep(2.0)  # os kernels da rodada anterior terminam de sair
@@ -231,9 +216,7 @@ def medir_turma(ns: tuple[int, ...] = NS, duracao_s: float = DURACAO_S) -> list[
 
 
 def memoria_do_servidor() -> dict[str, float]:
-    """A memória do servidor JupyterLab ocioso de um estudante (o processo além dos kernels), com as pastas
-    temporárias dos testes de navegador, depois de servir a página ``/lab`` uma vez."""
-    import sys
+    """A memória do servidor JupyterLab ocioso de um estudante (além dos kernels), depois de servir ``/lab`` uma vez."""
     import urllib.request
 
     import psutil
@@ -248,12 +231,8 @@ def memoria_do_servidor() -> dict[str, float]:
         return memoria(lab[0].pid) if lab else {}
 
 
-# --- o relatório -------------------------------------------------------------------------------------------
-
-
 def capacidade_medida(rodadas: list[Rodada]) -> tuple[float, bool]:
-    """O maior N com p95 ≤ :data:`META_P95_MS`, interpolado entre os N medidos; ``True`` se todos cumprem
-    (então é "pelo menos" o maior N medido)."""
+    """O maior N com p95 ≤ :data:`META_P95_MS`, interpolado entre os N medidos, e se todos cumprem ("pelo menos")."""
     pontos = [(r.n, mediana_p95(r.latencias_ms)[1]) for r in rodadas if r.latencias_ms]
     anterior = (0, 0.0)
     for n, p95 in pontos:
@@ -301,8 +280,7 @@ def executar(rapido: bool = False, readme: bool = False) -> str:
         minutos=f"{(time.perf_counter() - inicio) / 60:.1f}", tabela=tabela_rodadas(rodadas),
         cabem_cpu=("pelo menos " if cumprem else "cerca de ") + f"{n_cpu:.0f}", nucleos=psutil.cpu_count(),
         memoria=f"{memoria_gib:.0f}", por_estudante=f"{por_estudante:.0f}", servidor=f"{servidor.get('pss', 0):.0f}",
-        cabem_memoria=f"{(memoria_gib - RESERVA_GIB) * 1024 // max(por_estudante, 1):.0f}", reserva=f"{RESERVA_GIB:g}",
-        rajada=RAJADA, intervalo=f"{INTERVALO_S * 1000:.0f}", pausa=f"{PAUSA_S[0]:g} a {PAUSA_S[1]:g}")
+        cabem_memoria=f"{(memoria_gib - RESERVA_GIB) * 1024 // max(por_estudante, 1):.0f}", reserva=f"{RESERVA_GIB:g}")
     if readme:
         gravar_na_pagina(texto, RAIZ / "docs" / "turma.md", "turma")
         aviso("docs/turma.md: trecho da turma atualizado")

@@ -11,7 +11,6 @@ import pytest
 import benchmarks
 from benchmarks import CUMPRE, INFORMATIVO, NAO_CUMPRE, Linha, blocos, latencia, navegador, notebooks, vazao
 from benchmarks import __main__ as cli
-from helpers.attention import scaled_dot_product_attention
 
 VEREDITOS = {CUMPRE, NAO_CUMPRE, INFORMATIVO}
 
@@ -90,21 +89,13 @@ def test_one_notebook_against_the_baseline_and_a_failing_one(tmp_path):
 def test_throughput_rows_and_flop_counts():
     assert vazao.flops_atencao(256, 64, 8) == 4 * 256**2 * 64 * 8
     assert vazao.flops_multi_head(256, 64, 8) == 8 * 256 * 512**2 + 4 * 256**2 * 512
-    linhas = vazao.medir_vazao(ns=(32,), tipos=(np.float32, np.float64), n_heads=2, d_head=8, n_ingenua=16, rodadas=1)
+    linhas = vazao.medir_vazao(ns=(32,), tipos=(np.float32, np.float64), n_heads=2, d_head=8, rodadas=1)
     _confere(linhas, "3")
-    assert len(linhas) == 2 * 2 + 1
+    assert len(linhas) == 2 * 2
     for lin in linhas:
         assert "GFLOP/s" in lin.resultado and "× teto (" in lin.razao
-    # n < 1024: informativo; a linha da versão ingênua também
-    assert all(lin.veredito == INFORMATIVO for lin in linhas)
-    assert any("float32" in lin.caso for lin in linhas) and "ingênua" in linhas[-1].caso
-
-
-def test_naive_attention_matches_the_helper():
-    rng = np.random.default_rng(3)
-    q, k, v = rng.standard_normal((5, 4)), rng.standard_normal((7, 4)), rng.standard_normal((7, 3))
-    ingenua = vazao.atencao_ingenua(q.tolist(), k.tolist(), v.tolist())
-    np.testing.assert_allclose(ingenua, scaled_dot_product_attention(q, k, v)[0], rtol=1e-12, atol=1e-12)
+    assert all(lin.veredito == INFORMATIVO for lin in linhas)  # n < 1024: informativo
+    assert any("float32" in lin.caso for lin in linhas)
 
 
 def test_blockwise_rows_measure_memory_and_time_and_catch_a_wrong_answer():
@@ -126,8 +117,8 @@ def test_tracemalloc_peak_counts_numpy_allocations():
 
 def test_table_and_report_structure():
     linhas = [
-        Linha("1", "latência do slider", "painel_x", "mediana 10 ms", "1.0× só PNG", "≤ 50 ms", CUMPRE, "nota a"),
-        Linha("3", "vazão", "caso | com barra", "1 GFLOP/s", "0.40× teto", "≥ 0.5× teto", NAO_CUMPRE, "nota a"),
+        Linha("1", "latência do slider", "painel_x", "mediana 10 ms", "1.0× só PNG", "≤ 50 ms", CUMPRE),
+        Linha("3", "vazão", "caso | com barra", "1 GFLOP/s", "0.40× teto", "≥ 0.5× teto", NAO_CUMPRE),
         Linha("4", "blocos", "blockwise_attention", "pico 1 MiB"),
     ]
     tabela = benchmarks.tabela_markdown(linhas).splitlines()
@@ -136,13 +127,13 @@ def test_table_and_report_structure():
     assert set(tabela[1]) <= {"|", "-"}
     assert all(len(_celulas(t)) == len(benchmarks.COLUNAS) for t in tabela)
     assert _celulas(tabela[3])[2] == "caso \\| com barra"
-    assert benchmarks.notas(linhas) == ["nota a"]
     assert benchmarks.resumo_metas(linhas) == "metas cumpridas: 1 de 2; não cumpridas: 3 · caso | com barra"
     texto = benchmarks.relatorio("desempenho", maquina="máquina: teste", carga_inicio="1.0 / 2.0", carga_fim="3.0 / 4.0",
                                  minutos="1.5", tabela=benchmarks.tabela_markdown(linhas),
-                                 metas=benchmarks.resumo_metas(linhas), notas="- nota a")
+                                 metas=benchmarks.resumo_metas(linhas))
     assert texto.startswith("Medido em ") and "\nmáquina: teste\n" in texto and "| 4 " in texto
-    assert "1.0 / 2.0 no início, 3.0 / 4.0 no fim · medição completa em 1.5 min" in texto and texto.endswith("- nota a\n")
+    assert "1.0 / 2.0 no início, 3.0 / 4.0 no fim · medição completa em 1.5 min" in texto
+    assert "\nmetas cumpridas: 1 de 2; não cumpridas: 3 · caso | com barra\n" in texto and "$" not in texto
     with pytest.raises(KeyError):  # um campo do modelo que ninguém preencheu não passa em silêncio
         benchmarks.relatorio("desempenho", maquina="x")
     assert "numpy" in benchmarks.linha_maquina() and "BLAS" in benchmarks.linha_maquina()
