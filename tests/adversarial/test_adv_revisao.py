@@ -409,6 +409,8 @@ SUBMISSOES_QUIZ = [
     Submissao(pergunta(12), "131 072", "bytes no lugar de KiB", "quiz 12: os bytes, sem a unidade"),
     Submissao(pergunta(12), "128 KB", "unidade decimal no lugar da binária (KB ≠ KiB)", "quiz 12: 128 KB"),
     Submissao(pergunta(12), "512 KiB", "as cabeças de query no cache", "quiz 12: 32 cabeças no cache"),
+    Submissao(pergunta(12), "128 MiB", "o número certo, noutra unidade", "quiz 12: 128 MiB (não são os bytes)"),
+    Submissao(pergunta(12), "128 bytes", "o número certo, noutra unidade", "quiz 12: 128 bytes"),
     Submissao(pergunta(19), "4,7", "crescimento n·log n", "quiz 19: n·log₂ n, 4 · 14/12"),
     Submissao(pergunta(19), 8, "o quadrado como o dobro", "quiz 19: 4 · 2"),
     Submissao(pergunta(19), "4 vezes", "cresce como n", "quiz 19: cresce como n"),

@@ -711,7 +711,25 @@ def test_o_veredito_de_cada_resposta_diz_certa_equivoco_ou_formato(trecho, respo
 
 def test_os_equivocos_de_qualquer_pergunta_numerica_estao_nos_erros_do_quiz():
     nomes = licao.QUIZ.nomes_dos_erros()
-    assert nomes[-4:] == list(licao.quiz.EQUIVOCOS_GERAIS) and len(set(nomes)) == len(nomes)
+    gerais = list(licao.quiz.EQUIVOCOS_GERAIS)
+    assert nomes[-len(gerais):] == gerais and len(set(nomes)) == len(nomes)
+
+
+@pytest.mark.parametrize("resposta", ["128 MiB", "128 GiB", "128 bytes", "128,0 MiB"])
+def test_o_numero_certo_noutra_unidade_e_dito_assim_e_nao_como_outro_erro(resposta):
+    """128 MiB = 131 072 KiB bate com o erro "bytes no lugar de KiB" só por acaso: o equívoco é a unidade."""
+    p = next(q for q in PERGUNTAS if q.numero == 12)
+    v = licao.quiz.corrigir_resposta(p, resposta)
+    assert v.erro == licao.quiz.OUTRA_UNIDADE and "128 é o número certo, mas em KiB" in v.mensagem, v.mensagem
+    assert "número de **bytes**" not in v.mensagem
+
+
+@pytest.mark.parametrize(("resposta", "erro"), [("128 KB", "unidade decimal no lugar da binária (KB ≠ KiB)"),
+                                                ("128 kb", "b minúsculo é bit (kb ≠ KiB)"), ("128 KiB", None),
+                                                ("131072 bytes", None), ("0,125 MiB", None)])
+def test_as_outras_unidades_continuam_com_o_seu_diagnostico(resposta, erro):
+    p = next(q for q in PERGUNTAS if q.numero == 12)
+    assert licao.quiz.corrigir_resposta(p, resposta).erro == erro
 
 
 def test_um_indice_com_casas_nao_vira_o_inteiro():

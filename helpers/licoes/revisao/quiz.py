@@ -100,7 +100,29 @@ MENOS_CASAS = "arredondou com menos casas que as pedidas"
 CORTOU = "cortou as casas em vez de arredondar"
 KB_DECIMAL = "unidade decimal no lugar da binária (KB ≠ KiB)"
 KB_BITS = "b minúsculo é bit (kb ≠ KiB)"
-EQUIVOCOS_GERAIS = (MENOS_CASAS, CORTOU, KB_DECIMAL, KB_BITS)
+OUTRA_UNIDADE = "o número certo, noutra unidade"
+EQUIVOCOS_GERAIS = (MENOS_CASAS, CORTOU, KB_DECIMAL, KB_BITS, OUTRA_UNIDADE)
+
+
+def _numero_certo_noutra_unidade(pergunta: Any, resposta: Any) -> str | None:
+    """Se a resposta escreve o número certo com outra unidade de bytes que a pedida ("128 MiB" quando a resposta é
+    128 KiB), a explicação; senão ``None``. Convertido, esse número bate por acaso com outros erros (128 MiB são
+    131 072 KiB, o número de **bytes**), e o diagnóstico deles seria falso: o que houve foi a unidade."""
+    if not isinstance(resposta, str) or not pergunta.unidade:
+        return None
+    try:
+        lido = _ler_texto_numerico(resposta)
+    except RespostaInvalida:
+        return None
+    if lido is None or not lido[2] or lido[2].lower() == pergunta.unidade.lower():
+        return None
+    valor, casas, unidade = lido
+    # KB, MB e kb têm os seus equívocos (decimal no lugar de binária, bit no lugar de byte), mais precisos que este
+    if unidade.lower() not in _BYTES or _BITS_DECIMAIS.match(unidade) or not _confere(pergunta, valor, casas):
+        return None
+    return (f"{_fmt_num(valor)} é o número certo, mas em {pergunta.unidade}, não em {unidade}: a pergunta pede "
+            f"{pergunta.unidade}, e {_fmt_num(valor)} {unidade} é outra quantidade de memória. Escreva "
+            f"{_fmt_num(valor)} {pergunta.unidade} (ou só {_fmt_num(valor)}).")
 
 
 def _ler_numero(pergunta: Any, resposta: Any) -> tuple[float, int, str] | str:
@@ -218,6 +240,9 @@ def corrigir_resposta(pergunta: Any, resposta: Any) -> Veredito:
     lido = _ler_numero(pergunta, resposta)
     if isinstance(lido, str):
         return Veredito(False, f"{ERRO} {cab}: {lido}.", "tipo")
+    if (noutra := _numero_certo_noutra_unidade(pergunta, resposta)) is not None:
+        return Veredito(False, f"{ERRO} {cab}: {resposta.strip()} não. Equívoco: {OUTRA_UNIDADE}. {noutra}" + rever,
+                        OUTRA_UNIDADE)
     valor, casas, observacao = lido
     obs = f" ({observacao})" if observacao and not observacao.startswith("Atenção") else ""
     unidade = f" {pergunta.unidade}" if pergunta.unidade else ""
