@@ -22,17 +22,38 @@ from .analise import (
     AnaliseCabecas,
     DicasBertViz,
     acuracia,
+    acuracia_bigramas,
     acuracia_com_media,
+    acuracia_por_atrator,
+    acuracia_regra_do_artigo,
     acuracia_sem_atualizar,
     acuracia_sem_cada_cabeca,
     analisar_cabecas,
+    contrafactuais,
+    contrafactual,
     desligar_cabeca,
+    efeito_do_remendo,
+    erros_de_atracao,
+    fracao_que_segue,
     medir_dicas_bertviz,
+    medir_semente,
     nomear_cabecas,
     porcento,
+    prever_com_remendo,
+    remendo_na_lacuna,
+    saidas_das_cabecas,
 )
-from .arquivo import carregar_modelo, impressao_digital, ler_metadados, salvar_modelo
-from .corretores import ADAM, GRADIENTE_ATENCAO, check_gradiente_atencao, check_passo_adam, diferencas_finitas
+from .arquivo import carregar_modelo, impressao_digital, ler_metadados, ler_sementes, salvar_modelo
+from .corretores import (
+    ADAM,
+    FRACAO_QUE_SEGUE,
+    GRADIENTE_ATENCAO,
+    REMENDO,
+    check_gradiente_atencao,
+    check_passo_adam,
+    check_remendo,
+    diferencas_finitas,
+)
 from .figuras import (
     figura_duas_vistas,
     figura_frases,
@@ -49,11 +70,20 @@ from .frases import (
     Frase,
     classe_do_alvo,
     codificar,
+    conjunto_da_frase,
+    frases_de_avaliacao,
     gerar_frases,
     vocabulario,
 )
 from .paineis import EXEMPLOS, PainelTreino, PainelVistaCabecas, ler_frase, painel_treino, painel_vista_cabecas
-from .previsoes import PREVISAO_CAMADA, PREVISAO_DESLIGAR, prever_camada, prever_desligar
+from .previsoes import (
+    PREVISAO_CAMADA,
+    PREVISAO_DESLIGAR,
+    PREVISAO_REMENDO,
+    prever_camada,
+    prever_desligar,
+    prever_remendo,
+)
 from .rede import (
     RECEITA_AO_VIVO,
     RECEITA_COMPLETA,
@@ -71,7 +101,11 @@ from .rede import (
 
 __all__ = [
     "ALVOS", "CLASSES", "LACUNA", "N_MAX", "VOCABULARIO", "Frase", "classe_do_alvo", "codificar", "gerar_frases",
-    "vocabulario",
+    "vocabulario", "conjunto_da_frase", "frases_de_avaliacao",
+    "acuracia_bigramas", "acuracia_por_atrator", "acuracia_regra_do_artigo", "contrafactuais", "contrafactual",
+    "efeito_do_remendo", "erros_de_atracao", "fracao_que_segue", "medir_semente", "prever_com_remendo",
+    "remendo_na_lacuna", "saidas_das_cabecas", "ler_sementes",
+    "FRACAO_QUE_SEGUE", "REMENDO", "PREVISAO_REMENDO", "check_remendo", "prever_remendo",
     "RECEITA_AO_VIVO", "RECEITA_COMPLETA", "RECEITA_RAPIDA", "Adam", "BaseSemAtencao", "ModeloConcordancia",
     "Receita", "Treino", "iniciar_modelo", "perda_e_gradientes", "treinar", "treinar_sem_atencao",
     "DICAS", "LIMIARES", "MEDIDAS", "AnaliseCabecas", "DicasBertViz", "acuracia", "acuracia_com_media",

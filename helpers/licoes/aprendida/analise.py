@@ -20,7 +20,7 @@ Todas as medidas são médias sobre frases novas (geradas com uma semente difere
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,12 +29,15 @@ from numpy.typing import NDArray
 from ..._fast import blas_one_thread
 from ...attention import merge_heads, scaled_dot_product_attention, split_heads
 from ...formato import decimal
-from .frases import Frase
+from .frases import ALVOS, ARTIGOS, PREPOSICOES, PREPOSICOES_ABERTURA, SUBSTANTIVOS, Frase
 from .rede import BaseSemAtencao, ModeloConcordancia, _lote
 
 __all__ = ["MEDIDAS", "LIMIARES", "DICAS", "AnaliseCabecas", "DicasBertViz", "acuracia", "acuracia_com_media",
            "acuracia_sem_atualizar", "acuracia_sem_cada_cabeca", "analisar_cabecas", "desligar_cabeca",
-           "medir_dicas_bertviz", "nomear_cabecas", "porcento"]
+           "medir_dicas_bertviz", "nomear_cabecas", "porcento",
+           "acuracia_bigramas", "acuracia_por_atrator", "acuracia_regra_do_artigo", "contrafactuais", "contrafactual",
+           "efeito_do_remendo", "erros_de_atracao", "fracao_que_segue", "medir_semente", "prever_com_remendo",
+           "remendo_na_lacuna", "saidas_das_cabecas"]
 
 #: o que :func:`analisar_cabecas` mede, com a explicação de cada número
 MEDIDAS: dict[str, str] = {
@@ -227,13 +230,17 @@ def _confere_camada(modelo: ModeloConcordancia, camada: int, nome: str, limite: 
 
 def _logits_intervindo(modelo: ModeloConcordancia, frases: Sequence[Frase], *,
                        cabeca: tuple[int, int, np.ndarray] | None = None,
-                       sem_atualizar: tuple[int, int] | None = None) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+                       sem_atualizar: tuple[int, int] | None = None,
+                       gancho: tuple[int, Callable[[np.ndarray], np.ndarray]] | None = None,
+                       ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
     """A conta de ida do modelo (a propagação para a frente), camada por camada, com uma intervenção opcional.
 
     - ``cabeca = (l, h, vetor)``: a saída da cabeça ``h`` da camada ``l`` (antes de ``W_o``) vira ``vetor``
       ``(d_head,)`` em todas as posições;
     - ``sem_atualizar = (l, j)``: a posição ``j`` não recebe a atualização da camada ``l``
-      (``x_{l+1}[j] = x_l[j]``: o que ela leria nessa camada some; as outras posições não mudam).
+      (``x_{l+1}[j] = x_l[j]``: o que ela leria nessa camada some; as outras posições não mudam);
+    - ``gancho = (l, f)``: a saída das cabeças da camada ``l`` ``(B, H, n, d_head)`` vira ``f(saída)`` (um
+      array da mesma forma) antes de ``W_o`` — é por aqui que entra o remendo de ativação.
 
     Devolve os logits ``(B, 4)``, a saída das cabeças de cada camada (``(B, H, n, d_head)``, sem a
     intervenção) e a posição da lacuna de cada frase ``(B,)``. Sem intervenção, é a conta de
@@ -252,6 +259,12 @@ def _logits_intervindo(modelo: ModeloConcordancia, frases: Sequence[Frase], *,
             saidas.append(cabecas.copy())
             if cabeca is not None and cabeca[0] == camada:
                 cabecas[:, cabeca[1]] = cabeca[2]
+            if gancho is not None and gancho[0] == camada:
+                novas = np.asarray(gancho[1](cabecas.copy()), dtype=np.float64)
+                if novas.shape != cabecas.shape:
+                    raise ValueError(f"o gancho precisa devolver a saída das cabeças com a forma {cabecas.shape} "
+                                     f"(frases, cabeças, posições, d_head); devolveu {novas.shape}.")
+                cabecas = novas
             a = merge_heads(cabecas) @ p[f"w_o{camada}"]  # (B, n, d)
             if sem_atualizar is not None and sem_atualizar[0] == camada:
                 a[:, sem_atualizar[1]] = 0.0
@@ -361,3 +374,199 @@ def medir_dicas_bertviz(modelo: ModeloConcordancia, frases: Sequence[Frase]) -> 
         medidas[nome] = valor[sel].mean(axis=0) if sel.any() else np.zeros(pesos.shape[1:3])
         uniforme[nome] = float(ref[sel].mean()) if sel.any() else 0.0
     return DicasBertViz(medidas, uniforme, len(frases))
+
+
+# ---------------------------------------------------------------------------------------------
+# A pista local: o que uma regra de uma linha e um saco de bigramas acertam
+# ---------------------------------------------------------------------------------------------
+
+_PREPOSICOES = frozenset(PREPOSICOES) | frozenset(PREPOSICOES_ABERTURA)
+
+
+def acuracia_regra_do_artigo(frases: Sequence[Frase]) -> float:
+    """A acurácia da regra "concorde com o primeiro artigo que **não** vem depois de uma preposição" (o do
+    sujeito: o do atrator e o do distrator vêm sempre depois de uma). Mostra a pista local da tarefa: a
+    palavra logo antes de cada artigo diz qual sintagma é o sujeito."""
+    if not len(frases):
+        raise ValueError("a regra precisa de pelo menos uma frase.")
+    acertos = 0
+    for f in frases:
+        artigos = [t for i, t in enumerate(f.tokens) if t in ARTIGOS and (i == 0 or f.tokens[i - 1] not in _PREPOSICOES)]
+        acertos += bool(artigos) and ARTIGOS.index(artigos[0]) == f.classe
+    return acertos / len(frases)
+
+
+def _bigramas(f: Frase) -> list[str]:
+    toks = ["<início>", *f.tokens]
+    return sorted({f"{a} {b}" for a, b in zip(toks, toks[1:])})
+
+
+def acuracia_bigramas(treino: Sequence[Frase], avaliacao: Sequence[Frase], passos: int = 200) -> float:
+    """A acurácia, em ``avaliacao``, de uma regressão logística (softmax, Adam, lote inteiro, ``passos``
+    passos a partir de zeros: determinística) sobre o **saco de bigramas** da frase — quais pares de palavras
+    vizinhas aparecem, sem a posição — treinada em ``treino``. Um bigrama nunca visto no treino conta 0."""
+    if not len(treino) or not len(avaliacao):
+        raise ValueError("acuracia_bigramas precisa de frases de treino e de avaliação.")
+    indice: dict[str, int] = {}
+    for f in treino:
+        for b in _bigramas(f):
+            indice.setdefault(b, len(indice) + 1)  # 0: o bigrama nunca visto (peso fixo 0)
+
+    def matriz(frases: Sequence[Frase]) -> np.ndarray:
+        linhas = [[indice.get(b, 0) for b in _bigramas(f)] for f in frases]
+        largura = max(map(len, linhas))
+        return np.array([linha + [0] * (largura - len(linha)) for linha in linhas])
+
+    x, y = matriz(treino), np.array([f.classe for f in treino])
+    F, B = len(indice) + 1, len(y)
+    W = np.zeros((F, len(ALVOS)))
+    m, v = np.zeros_like(W), np.zeros_like(W)
+    for t in range(1, passos + 1):
+        z = W[x].sum(axis=1)  # (B, 4)
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        p[np.arange(B), y] -= 1.0
+        p /= B
+        g = np.stack([np.bincount(x.ravel(), weights=np.repeat(p[:, c], x.shape[1]), minlength=F)
+                      for c in range(len(ALVOS))], axis=1)
+        g[0] = 0.0
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        W -= 0.1 * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+    previstas = W[matriz(avaliacao)].sum(axis=1).argmax(axis=1)
+    return float(np.mean(previstas == np.array([f.classe for f in avaliacao])))
+
+
+# ---------------------------------------------------------------------------------------------
+# Atrator que concorda, atrator que discorda, e os erros de atração
+# ---------------------------------------------------------------------------------------------
+
+
+def acuracia_por_atrator(modelo: ModeloConcordancia | BaseSemAtencao, frases: Sequence[Frase]) -> dict[str, float]:
+    """A acurácia nas frases cujo atrator **concorda** com o sujeito e nas em que ele **discorda**, e quantas
+    frases há em cada grupo: ``{"concorda", "discorda", "n_concorda", "n_discorda"}``. Se faltar um dos dois
+    grupos, levanta ``ValueError`` (em vez de devolver NaN calado)."""
+    concorda = np.array([f.atrator_concorda for f in frases])
+    if concorda.all() or not concorda.any():
+        raise ValueError("acuracia_por_atrator precisa de frases com atrator que concorda e com atrator que discorda.")
+    certas = modelo.prever_lote(frases) == np.array([f.classe for f in frases])
+    return {"concorda": float(certas[concorda].mean()), "discorda": float(certas[~concorda].mean()),
+            "n_concorda": int(concorda.sum()), "n_discorda": int((~concorda).sum())}
+
+
+def erros_de_atracao(modelo: ModeloConcordancia | BaseSemAtencao, frases: Sequence[Frase]) -> dict[str, int]:
+    """Os erros do modelo nas frases cujo atrator discorda do sujeito, e quantos deles escolhem justamente a
+    forma do atrator (um **erro de atração**): ``{"frases", "erros", "atracao"}``. Se os erros fossem ao
+    acaso entre as três formas erradas, 1/3 deles seria de atração."""
+    discorda = [f for f in frases if not f.atrator_concorda]
+    if not discorda:
+        raise ValueError("erros_de_atracao precisa de frases com um atrator que discorda do sujeito.")
+    previstas = modelo.prever_lote(discorda)
+    classes = np.array([f.classe for f in discorda])
+    atrator = np.array([f.classe_atrator for f in discorda])
+    erradas = previstas != classes
+    return {"frases": len(discorda), "erros": int(erradas.sum()), "atracao": int((previstas[erradas] == atrator[erradas]).sum())}
+
+
+# ---------------------------------------------------------------------------------------------
+# Remendo de ativação: a saída de uma cabeça copiada de uma frase contrafactual
+# ---------------------------------------------------------------------------------------------
+
+
+def contrafactual(frase: Frase, classe: int) -> Frase:
+    """A mesma frase com o sujeito em outra forma: o artigo e o substantivo da classe ``classe`` ("o bolo" →
+    "os bolos"; entre gêneros, o substantivo de mesmo índice na lista: "o bolo" → "a carta"). Tudo o mais —
+    atrator, distrator, trechos, posições — fica igual."""
+    if not (isinstance(classe, (int, np.integer)) and 0 <= classe < len(ALVOS)):
+        raise ValueError(f"a classe do sujeito contrafactual é um id de 0 a {len(ALVOS) - 1}; recebi {classe!r}.")
+    classe = int(classe)
+    artigo, substantivo = frase.posicoes_sujeito
+    lema = SUBSTANTIVOS[frase.classe].index(frase.tokens[substantivo])
+    tokens = list(frase.tokens)
+    tokens[artigo], tokens[substantivo] = ARTIGOS[classe], SUBSTANTIVOS[classe][lema]
+    return Frase(tokens=tokens, alvo=ALVOS[classe], posicao_alvo=frase.posicao_alvo,
+                 posicoes_sujeito=list(frase.posicoes_sujeito), posicoes_atrator=list(frase.posicoes_atrator),
+                 posicoes_distrator=list(frase.posicoes_distrator), classe=classe,
+                 classe_atrator=frase.classe_atrator, alvo_atrator=frase.alvo_atrator)
+
+
+def contrafactuais(frases: Sequence[Frase], semente: int = 0) -> list[Frase]:
+    """Para cada frase, a :func:`contrafactual` com o sujeito numa das **outras** três classes, sorteada
+    (uniforme, a partir de ``semente``)."""
+    rng = np.random.default_rng(semente)
+    desvios = rng.integers(1, len(ALVOS), size=len(frases))
+    return [contrafactual(f, (f.classe + int(d)) % len(ALVOS)) for f, d in zip(frases, desvios)]
+
+
+def saidas_das_cabecas(modelo: ModeloConcordancia, frases: Sequence[Frase], camada: int) -> NDArray[np.float64]:
+    """A saída das cabeças da camada ``camada`` ``(B, n_cabecas, n, d_head)``, antes de ``W_o`` (sem intervenção)."""
+    _confere_camada(modelo, camada, "cabeças", len(frases), 0)
+    return _logits_intervindo(modelo, frases)[1][camada]
+
+
+def remendo_na_lacuna(limpa: np.ndarray, contra: np.ndarray, cabeca: int, lacunas: np.ndarray) -> NDArray[np.float64]:
+    """O remendo certo: uma cópia de ``limpa`` ``(B, H, n, d_head)`` em que só a cabeça ``cabeca``, só na posição
+    da lacuna de cada frase (``lacunas`` ``(B,)``), recebe a saída de ``contra`` (a mesma forma)."""
+    saida = np.array(limpa, dtype=np.float64, copy=True)
+    linhas = np.arange(saida.shape[0])
+    saida[linhas, cabeca, lacunas] = np.asarray(contra)[linhas, cabeca, lacunas]
+    return saida
+
+
+def prever_com_remendo(modelo: ModeloConcordancia, frases: Sequence[Frase], contra: Sequence[Frase], camada: int,
+                       remendo: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> NDArray[np.int64]:
+    """As classes ``(B,)`` que o modelo prevê em ``frases`` quando a saída das cabeças da camada ``camada`` vira
+    ``remendo(limpa, contra_saida)``: ``limpa`` é a saída nas próprias frases e ``contra_saida``, nas frases
+    contrafactuais ``contra`` (as mesmas, com o sujeito em outra forma), ambas ``(B, H, n, d_head)``."""
+    if len(frases) != len(contra) or any(len(a.tokens) != len(b.tokens) for a, b in zip(frases, contra)):
+        raise ValueError("cada frase contrafactual precisa ter o mesmo comprimento da sua frase (troque só o sujeito).")
+    outra = saidas_das_cabecas(modelo, contra, camada)
+    logits, _, _ = _logits_intervindo(modelo, frases, gancho=(camada, lambda limpa: remendo(limpa, outra)))
+    return np.argmax(logits, axis=-1)
+
+
+def fracao_que_segue(previstas: np.ndarray, classes_contra: np.ndarray) -> float:
+    """A fração das previsões que **segue o sujeito contrafactual** (prevê a classe dele)."""
+    return float(np.mean(np.asarray(previstas) == np.asarray(classes_contra)))
+
+
+def efeito_do_remendo(modelo: ModeloConcordancia, frases: Sequence[Frase], camada: int, cabeca: int,
+                      semente: int = 0) -> float:
+    """Remenda a cabeça ``(camada, cabeca)`` na lacuna com a saída dela numa frase contrafactual
+    (:func:`contrafactuais` ``(frases, semente)``) e devolve a fração das previsões que passa a seguir o sujeito
+    contrafactual. 1: a cabeça carrega, sozinha, a forma do sujeito até a lacuna; perto de 0: o que ela leva
+    não decide a resposta."""
+    _confere_camada(modelo, camada, "cabeças", modelo.n_cabecas if len(frases) else 0, cabeca)
+    contra = contrafactuais(frases, semente)
+    lacunas = np.array([f.posicao_alvo for f in frases])
+    previstas = prever_com_remendo(modelo, frases, contra, camada,
+                                   lambda limpa, outra: remendo_na_lacuna(limpa, outra, cabeca, lacunas))
+    return fracao_que_segue(previstas, np.array([f.classe for f in contra]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Uma linha da tabela das sementes
+# ---------------------------------------------------------------------------------------------
+
+
+def medir_semente(modelo: ModeloConcordancia, frases: Sequence[Frase]) -> dict:
+    """O que a tabela das sementes guarda de um modelo, medido em ``frases`` (as de avaliação): a acurácia;
+    a cabeça que, da lacuna, mais olha para o sujeito (``"c·h"``), a camada dela, o peso no sujeito e no
+    atrator, a acurácia com ela zerada e a fração que segue o sujeito contrafactual com ela remendada; e a
+    cabeça cuja remoção mais custa, com a acurácia sem ela."""
+    analise = analisar_cabecas(modelo, frases)
+    suj, atr = analise.medidas["sujeito"], analise.medidas["atrator"]
+    c, h = (int(i) for i in np.unravel_index(int(np.argmax(suj)), suj.shape))
+    sem_cada = acuracia_sem_cada_cabeca(modelo, frases)
+    cn, hn = (int(i) for i in np.unravel_index(int(np.argmin(sem_cada)), sem_cada.shape))
+    return {
+        "acuracia": acuracia(modelo, frases),
+        "cabeca": f"{c}·{h}",
+        "camada": c,
+        "sujeito": round(float(suj[c, h]), 4),
+        "atrator": round(float(atr[c, h]), 4),
+        "acuracia_sem_ela": float(sem_cada[c, h]),
+        "segue_com_remendo": efeito_do_remendo(modelo, frases, c, h),
+        "mais_necessaria": f"{cn}·{hn}",
+        "acuracia_sem_a_mais_necessaria": float(sem_cada[cn, hn]),
+    }

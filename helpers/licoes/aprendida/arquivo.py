@@ -6,7 +6,10 @@ Dois arquivos, escritos por ``python -m tools.treinar``:
   lido com ``allow_pickle=False``; os bytes não dependem da hora em que foi escrito);
 - ``data/modelo_concordancia.json`` — a receita (semente e hiperparâmetros), os passos, as medidas
   feitas na hora (acurácias, pesos por cabeça), a impressão digital SHA-256 dos parâmetros e a dos
-  primeiros passos do treino (para conferir que a receita reproduz o modelo).
+  primeiros passos do treino (para conferir que a receita reproduz o modelo);
+- ``data/sementes_concordancia.json`` — a tabela das sementes: a mesma receita treinada com 5 sementes e
+  medida nas frases de avaliação (:func:`helpers.licoes.aprendida.analise.medir_semente`), com a impressão
+  digital dos parâmetros finais de cada uma.
 """
 
 from __future__ import annotations
@@ -23,10 +26,13 @@ import numpy as np
 from ...data import PASTA_DADOS
 from .rede import ModeloConcordancia, Receita
 
-__all__ = ["NOME_MODELO", "ambiente", "carregar_modelo", "impressao_digital", "ler_metadados", "salvar_modelo"]
+__all__ = ["NOME_MODELO", "NOME_SEMENTES", "ambiente", "carregar_modelo", "impressao_digital", "ler_metadados",
+           "ler_sementes", "salvar_modelo", "salvar_sementes"]
 
 #: o nome dos dois arquivos em ``data/`` (``.npz`` e ``.json``)
 NOME_MODELO = "modelo_concordancia"
+#: a tabela das sementes: a mesma receita treinada com 5 sementes, cada uma medida (``data/{NOME_SEMENTES}.json``)
+NOME_SEMENTES = "sementes_concordancia"
 FORMATO = 1
 
 
@@ -119,3 +125,20 @@ def carregar_modelo(pasta: Path | str | None = None) -> ModeloConcordancia:
             "arquivos não são do mesmo treino. Gere os dois de novo com `python -m tools.treinar`."
         )
     return modelo
+
+
+def salvar_sementes(tabela: dict, pasta: Path | str | None = None) -> Path:
+    """Grava a tabela das sementes (``{"receita", "avaliacao", "linhas", "ambiente"}``) em ``pasta``."""
+    js = Path(PASTA_DADOS if pasta is None else pasta) / f"{NOME_SEMENTES}.json"
+    js.parent.mkdir(parents=True, exist_ok=True)
+    js.write_text(json.dumps({"formato": FORMATO, **tabela}, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return js
+
+
+def ler_sementes(pasta: Path | str | None = None) -> dict:
+    """A tabela das sementes que vem com o repositório: uma linha por semente (``tabela["linhas"]``)."""
+    js = Path(PASTA_DADOS if pasta is None else pasta) / f"{NOME_SEMENTES}.json"
+    try:
+        return json.loads(js.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"não encontrei {js.name} em {js.parent}; gere com `python -m tools.treinar`.") from None

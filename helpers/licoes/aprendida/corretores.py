@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from ...attention import scaled_dot_product_attention, softmax
+from ...attention import attention_backward, scaled_dot_product_attention, softmax
 from ...corretor import (
     Array,
     Caso,
     Erro,
     Exercicio,
     Formato,
+    Numero,
     Regra,
     RespostaInvalida,
     Sequencia,
@@ -32,7 +33,8 @@ from ...formato import decimal
 from .frases import Frase, gerar_frases
 from .rede import Receita, iniciar_modelo, perda_e_gradientes
 
-__all__ = ["ADAM", "GRADIENTE_ATENCAO", "check_gradiente_atencao", "check_passo_adam", "diferencas_finitas"]
+__all__ = ["ADAM", "FRACAO_QUE_SEGUE", "GRADIENTE_ATENCAO", "REMENDO", "check_gradiente_atencao", "check_passo_adam",
+           "check_remendo", "diferencas_finitas"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,6 +199,26 @@ def _explica_forma_gradiente(q, k, v, grad_out, mask=None) -> str:
             f"({n_q}, {n_k}); dS tem a forma de P; dQ = s · dS @ k → ({n_q}, {d_k}); dK = s · dSᵀ @ q → ({n_k}, {d_k}).")
 
 
+def _diferencas_finitas_a_mao(fn: Callable[..., Any]) -> bool:
+    """A função dá o gradiente com a precisão de diferenças finitas, e não com a da conta exata.
+
+    Num caso de float64 bem comportado, a volta escrita à mão erra ~1e-16 (relativo); diferenças finitas
+    centradas, com qualquer passo h, erram no mínimo ~1e-11 (o erro de truncamento ~h² e o de arredondamento
+    ~ε/h não somem juntos). Uma resposta em float32 (erro ~1e-7) não conta: ela é de outro tipo."""
+    rng = np.random.default_rng(3)
+    q, k, v, go = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 3)), rng.normal(size=(3, 3))
+    try:
+        resposta = fn(q.copy(), k.copy(), v.copy(), go.copy())
+        partes = [np.asarray(a) for a in resposta]
+    except Exception:  # noqa: BLE001 - quem não roda aqui já foi julgado pelos casos
+        return False
+    exato = attention_backward(q, k, v, go)
+    if len(partes) != 3 or any(a.dtype != np.float64 or a.shape != b.shape for a, b in zip(partes, exato)):
+        return False
+    erro = max(float(np.abs(a - b).max() / np.abs(b).max()) for a, b in zip(partes, exato))
+    return 1e-12 < erro < 1e-4
+
+
 _ESCALA = "Os escores são S = s · q kᵀ com s = 1/√d_k, então s também aparece nos dois gradientes que passam por S"
 
 GRADIENTE_ATENCAO = Exercicio(
@@ -301,6 +323,11 @@ GRADIENTE_ATENCAO = Exercicio(
               "as diferenças finitas são o juiz do exercício, não a resposta: elas medem o gradiente mexendo em cada "
               "número, sem a regra da cadeia. Escreva a volta à mão — dV, dP, dS, dQ e dK.",
               lambda fn: usa_nomes(fn, {"diferencas_finitas"})),
+        Regra("diferenças finitas à mão",
+              "os números batem com as diferenças finitas só até umas 10 casas — a precisão de quem mexe em cada "
+              "número e mede a perda, e não a da conta exata (a volta à mão erra ~1e-16). As diferenças finitas são o "
+              "juiz, mesmo escritas por você: escreva a volta com a regra da cadeia — dV, dP, dS, dQ e dK.",
+              _diferencas_finitas_a_mao),
     ],
 )
 
@@ -314,7 +341,8 @@ def check_gradiente_atencao(fn: Callable[..., Any]) -> bool:
     A resposta certa vem de diferenças finitas. Casos: o exemplo resolvido, formas quadradas e
     retangulares, máscara causal e o padrão de estabilidade (uma linha de escores muito negativos, linhas
     separadas por milhares, uma linha muito espalhada, float32 e uma query com a linha da máscara toda
-    ``False``). Regras: sem ``attention.attention_backward`` e sem ``diferencas_finitas``. Reconhece cada erro de
+    ``False``). Regras: sem ``attention.attention_backward``, sem ``diferencas_finitas`` e sem diferenças finitas escritas
+    à mão (reconhecidas pela precisão: ~1e-11 em vez de ~1e-16). Reconhece cada erro de
     :data:`GRADIENTE_ATENCAO`.
     """
     return conferir(GRADIENTE_ATENCAO, fn)
@@ -571,3 +599,222 @@ def check_passo_adam(fn: Callable[..., Any]) -> bool:
     if not callable(fn):
         return conferir(ADAM, fn)
     return conferir(ADAM, _adaptador(fn))
+
+
+# ---------------------------------------------------------------------------------------------
+# Exercício 3: remendar uma cabeça na lacuna e medir quantas previsões seguem o sujeito trocado
+# ---------------------------------------------------------------------------------------------
+
+
+def _remendo_certo(limpa, contrafactual, cabeca, lacunas) -> np.ndarray:
+    saida = np.array(limpa, dtype=np.float64, copy=True)
+    linhas = np.arange(saida.shape[0])
+    saida[linhas, cabeca, lacunas] = np.asarray(contrafactual)[linhas, cabeca, lacunas]
+    return saida
+
+
+def _remendo_errado(erro: str) -> Callable[..., Any]:
+    def errado(limpa, contrafactual, cabeca, lacunas):
+        saida = np.array(limpa, dtype=np.float64, copy=True)
+        contra = np.asarray(contrafactual, dtype=np.float64)
+        linhas = np.arange(saida.shape[0])
+        if erro == "todas as posições":
+            saida[:, cabeca] = contra[:, cabeca]
+        elif erro == "todas as cabeças":
+            saida[linhas, :, lacunas] = contra[linhas, :, lacunas]
+        elif erro == "última posição":
+            saida[:, cabeca, -1] = contra[:, cabeca, -1]
+        elif erro == "lacunas cruzadas":
+            saida[:, cabeca, lacunas] = contra[:, cabeca, lacunas]
+        elif erro == "copiou tudo":
+            saida = contra.copy()
+        return saida
+
+    return errado
+
+
+def _outra_cabeca(limpa, contrafactual, cabeca, lacunas) -> list[np.ndarray]:
+    n_cabecas = np.shape(limpa)[1]
+    return [_remendo_certo(limpa, contrafactual, h, lacunas) for h in range(n_cabecas) if h != cabeca]
+
+
+def _outra_cabeca_bate(bruta: Any, _certo: Any, caso: Caso) -> bool:
+    """A resposta é o remendo certo, mas de outra cabeça (qualquer uma)."""
+    try:
+        y = Array(tol=1e-12).normalizar(bruta)
+    except RespostaInvalida:
+        return False
+    return any(y.shape == e.shape and np.allclose(y, e, rtol=0, atol=1e-12) for e in _outra_cabeca(**caso.entradas))
+
+
+def _casos_remendo() -> list[Caso]:
+    rng = np.random.default_rng(11)
+
+    def saidas(*forma: int) -> np.ndarray:
+        return np.round(rng.normal(size=forma), 2)
+
+    return [
+        Caso("com 3 frases, 2 cabeças, 5 posições e d_head = 2 (lacunas nas posições 4, 2 e 3: as frases mais curtas "
+             "têm enchimento depois da lacuna), remendando a cabeça 1",
+             {"limpa": saidas(3, 2, 5, 2), "contrafactual": saidas(3, 2, 5, 2), "cabeca": 1,
+              "lacunas": np.array([4, 2, 3])}),
+        Caso("com 4 frases, 3 cabeças, 6 posições e d_head = 3 (lacunas 5, 5, 3, 4), remendando a cabeça 0",
+             {"limpa": saidas(4, 3, 6, 3), "contrafactual": saidas(4, 3, 6, 3), "cabeca": 0,
+              "lacunas": np.array([5, 5, 3, 4])}),
+        Caso("com 1 frase, 2 cabeças e a lacuna na última posição (6), remendando a cabeça 0",
+             {"limpa": saidas(1, 2, 7, 2), "contrafactual": saidas(1, 2, 7, 2), "cabeca": 0, "lacunas": np.array([6])}),
+    ]
+
+
+_O_QUE_E_O_REMENDO = ("O remendo troca um só pedaço: a saída **dessa** cabeça, **só** na posição da lacuna de **cada** "
+                      "frase — saida[b, cabeca, lacunas[b]] = contrafactual[b, cabeca, lacunas[b]] para cada frase b "
+                      "(com índices: linhas = np.arange(len(lacunas)); saida[linhas, cabeca, lacunas] = …)")
+
+REMENDO = Exercicio(
+    nome="o remendo de uma cabeça na lacuna",
+    casos=_casos_remendo,
+    certo=_remendo_certo,
+    formato=Array(tol=1e-12),
+    acerto="O remendo está certo: só a cabeça pedida, só na lacuna de cada frase, com a saída da frase contrafactual.",
+    erros=[
+        Erro("copiou tudo",
+             "Você devolveu a saída contrafactual inteira: todas as cabeças, em todas as posições. Isso mede o que a "
+             f"camada inteira leva, não o que uma cabeça leva até a lacuna. {_O_QUE_E_O_REMENDO}.",
+             resposta=_remendo_errado("copiou tudo")),
+        Erro("sem remendo",
+             "A saída voltou igual à limpa: nada foi copiado da frase contrafactual. (Cuidado com uma cópia que "
+             f"não volta para o resultado, como remendar um array e devolver outro.) {_O_QUE_E_O_REMENDO}.",
+             resposta=lambda limpa, **_: np.array(limpa, dtype=np.float64)),
+        Erro("todas as posições",
+             "Você trocou a saída da cabeça em **todas** as posições da frase. Assim a frase contrafactual entra também "
+             "nas palavras que a camada seguinte lê, e o efeito que se mede não é só o que a cabeça leva até a lacuna. "
+             f"{_O_QUE_E_O_REMENDO}.",
+             resposta=_remendo_errado("todas as posições")),
+        Erro("todas as cabeças",
+             "Na lacuna, você trocou a saída de **todas** as cabeças, e não só a pedida: o efeito medido seria o da "
+             f"camada inteira. {_O_QUE_E_O_REMENDO}.",
+             resposta=_remendo_errado("todas as cabeças")),
+        Erro("cabeça errada",
+             "Você remendou a posição certa, mas de **outra** cabeça. O índice da cabeça é o segundo eixo: "
+             f"(frases, cabeças, posições, d_head). {_O_QUE_E_O_REMENDO}.",
+             quando=_outra_cabeca_bate),
+        Erro("última posição",
+             "Você remendou a **última** posição (-1) de cada frase. Num lote, as frases mais curtas têm enchimento "
+             "depois da lacuna: a última posição só é a lacuna na frase mais longa. Use lacunas[b]. "
+             f"{_O_QUE_E_O_REMENDO}.",
+             resposta=_remendo_errado("última posição")),
+        Erro("lacunas cruzadas",
+             "Com saida[:, cabeca, lacunas], o numpy combina **todas** as frases com **todas** as lacunas: cada frase "
+             "recebeu o remendo nas posições das lacunas de todas as outras. Para pegar um par (frase b, lacuna b) "
+             f"de cada vez, indexe as frases com np.arange: {_O_QUE_E_O_REMENDO}.",
+             resposta=_remendo_errado("lacunas cruzadas")),
+    ],
+    dica_de_forma="A saída tem a forma de limpa: (frases, cabeças, posições, d_head).",
+    dica_de_valor=f"{_O_QUE_E_O_REMENDO}.",
+)
+
+#: as previsões de um caso pequeno: 10 frases, em que seguir o sujeito trocado, acertar o sujeito original, mudar
+#: de resposta e não seguir dão quatro frações diferentes (0,4; 0,3; 0,7; 0,6)
+_LIMPAS = np.array([0, 1, 2, 3, 0, 1, 2, 3, 0, 1])
+_CONTRA = np.array([1, 2, 3, 0, 2, 3, 0, 1, 3, 0])
+_PREVISTAS = np.array([1, 2, 3, 0, 0, 1, 2, 2, 2, 2])
+
+
+def _fracao_certa(previstas, classes_limpas, classes_contrafactuais) -> float:
+    return float(np.mean(np.asarray(previstas) == np.asarray(classes_contrafactuais)))
+
+
+def _casos_fracao() -> list[Caso]:
+    return [
+        Caso("com 10 frases (4 seguem o sujeito trocado, 3 ficam no original e 3 vão para uma terceira forma)",
+             {"previstas": _PREVISTAS.copy(), "classes_limpas": _LIMPAS.copy(),
+              "classes_contrafactuais": _CONTRA.copy()}),
+        Caso("com 4 frases em que todas seguem o sujeito trocado",
+             {"previstas": np.array([3, 2, 1, 0]), "classes_limpas": np.array([0, 1, 2, 3]),
+              "classes_contrafactuais": np.array([3, 2, 1, 0])}),
+        Caso("com listas do Python (3 frases, nenhuma segue)",
+             {"previstas": [0, 1, 1], "classes_limpas": [0, 1, 2], "classes_contrafactuais": [2, 3, 0]}),
+    ]
+
+
+FRACAO_QUE_SEGUE = Exercicio(
+    nome="a fração que segue o sujeito trocado",
+    casos=_casos_fracao,
+    certo=_fracao_certa,
+    formato=Numero(),
+    acerto="A medida está certa: a fração das previsões que passou a ser a forma do sujeito contrafactual.",
+    erros=[
+        Erro("mediu a acurácia",
+             "Você mediu a acurácia (a fração que continua na forma do sujeito **original**). O remendo pergunta "
+             "outra coisa: quantas previsões **seguem** o sujeito da frase contrafactual — previstas == "
+             "classes_contrafactuais. Uma previsão pode sair da forma certa sem ir para a do sujeito trocado.",
+             resposta=lambda previstas, classes_limpas, **_: float(np.mean(np.asarray(previstas)
+                                                                            == np.asarray(classes_limpas)))),
+        Erro("contou toda mudança",
+             "Você contou toda previsão que **mudou** (previstas != classes_limpas). Mas mudar para uma terceira forma "
+             "não é seguir o sujeito trocado: conte só as que viraram a forma dele, previstas == "
+             "classes_contrafactuais.",
+             resposta=lambda previstas, classes_limpas, **_: float(np.mean(np.asarray(previstas)
+                                                                            != np.asarray(classes_limpas)))),
+        Erro("as que não seguem",
+             "Você contou as que **não** seguem o sujeito trocado (!=). Troque para ==.",
+             resposta=lambda previstas, classes_contrafactuais, **_: float(np.mean(
+                 np.asarray(previstas) != np.asarray(classes_contrafactuais)))),
+        Erro("contagem em vez de fração",
+             "Você devolveu quantas seguem, e não a fração: divida pelo número de frases (np.mean de um array de "
+             "True/False faz as duas coisas).",
+             resposta=lambda previstas, classes_contrafactuais, **_: float(np.sum(
+                 np.asarray(previstas) == np.asarray(classes_contrafactuais)))),
+    ],
+    dica_de_valor="Compare as previsões com as classes contrafactuais, frase a frase, e tire a média.",
+)
+
+
+def _no_modelo(remendar: Callable[..., Any], medir: Callable[..., Any]) -> tuple[bool, str]:
+    """Roda as duas funções do estudante no modelo de ``data/`` (a cabeça que mais olha para o sujeito, 200 frases de
+    avaliação) e confere que dão o mesmo que as da lição — sem mostrar o número (ele é a resposta da previsão)."""
+    from .analise import analisar_cabecas, contrafactuais, prever_com_remendo, remendo_na_lacuna
+    from .arquivo import carregar_modelo
+    from .frases import frases_de_avaliacao
+
+    modelo = carregar_modelo()
+    frases = frases_de_avaliacao()[:200]
+    suj = analisar_cabecas(modelo, frases).medidas["sujeito"]
+    c, h = (int(i) for i in np.unravel_index(int(np.argmax(suj)), suj.shape))
+    contra = contrafactuais(frases)
+    lacunas = np.array([f.posicao_alvo for f in frases])
+    limpas, trocadas = np.array([f.classe for f in frases]), np.array([f.classe for f in contra])
+    dela = prever_com_remendo(modelo, frases, contra, c, lambda limpa, outra: remendar(limpa, outra, h, lacunas))
+    certa = prever_com_remendo(modelo, frases, contra, c, lambda limpa, outra: remendo_na_lacuna(limpa, outra, h,
+                                                                                                   lacunas))
+    if not np.array_equal(dela, certa):
+        return False, "no modelo, o seu remendo não deu as mesmas previsões que o da lição."
+    fracao = float(medir(dela, limpas, trocadas))
+    if abs(fracao - float(np.mean(certa == trocadas))) > 1e-12:
+        return False, "no modelo, a sua medida não deu a mesma fração que a da lição."
+    return True, ""
+
+
+@corretor_de(REMENDO)
+def check_remendo(remendar: Callable[..., Any], fracao_que_segue: Callable[..., Any]) -> bool:
+    """Confere as duas funções do remendo de ativação e, se as duas estiverem certas, roda-as no modelo de ``data/``.
+
+    ``remendar(limpa, contrafactual, cabeca, lacunas)`` recebe a saída das cabeças de uma camada ``(frases, cabeças,
+    posições, d_head)`` nas frases e nas contrafactuais, a cabeça e a posição da lacuna de cada frase ``(frases,)``, e
+    devolve uma cópia de ``limpa`` com só essa cabeça, só na lacuna, vinda de ``contrafactual``.
+    ``fracao_que_segue(previstas, classes_limpas, classes_contrafactuais)`` devolve a fração das previsões que é a
+    classe do sujeito contrafactual. Reconhece cada erro de :data:`REMENDO` e de :data:`FRACAO_QUE_SEGUE`.
+    """
+    if not conferir(REMENDO, remendar) or not conferir(FRACAO_QUE_SEGUE, fracao_que_segue):
+        return False
+    try:
+        ok, problema = _no_modelo(remendar, fracao_que_segue)
+    except Exception as exc:  # noqa: BLE001 - o erro é do estudante e vira explicação
+        ok, problema = False, f"no modelo, a sua função levantou {type(exc).__name__}: {exc}."
+    if not ok:
+        print(f"❌ Os casos pequenos passaram, mas {problema} Confira se ela funciona com outras formas (200 frases, "
+              "2 cabeças, frases de comprimentos diferentes).")
+        return False
+    print("✅ No modelo de data/, as suas duas funções dão as mesmas previsões e a mesma fração que as da lição (o "
+          "número aparece na célula seguinte, depois da sua previsão).")
+    return True

@@ -11,8 +11,10 @@ por combinação de gênero × número do **sujeito**::
     "as caixas para o aluno ___"          → "estão prontas"    (feminino plural)
 
 Entre o sujeito e a lacuna fica sempre um **atrator**: outro sintagma nominal (preposição + artigo +
-substantivo) que discorda do sujeito em gênero, em número ou nos dois. Concordar com o atrator (o
-sintagma mais próximo da lacuna) dá sempre a resposta errada.
+substantivo), de classe sorteada uniformemente entre as quatro, sem olhar o sujeito. Em 1/4 das frases ele
+**concorda** com o sujeito (concordar com o mais próximo acerta por sorte); nas outras 3/4 ele discorda em
+gênero, em número ou nos dois, e concordar com ele dá a resposta errada — o contraste entre os dois casos é o
+de Linzen, Dupoux & Goldberg (2016), que mediram os erros de atração de uma rede recorrente em inglês.
 
 - O sujeito é um *sintagma*: o artigo (``o/a/os/as``) já carrega gênero e número, e o substantivo
   também. ``posicoes_sujeito`` são as posições do artigo e do substantivo; ``posicoes_atrator``, as do
@@ -23,27 +25,37 @@ sintagma mais próximo da lacuna) dá sempre a resposta errada.
   posição fixa.
 - Em 1/4 das frases a abertura é ela mesma um sintagma nominal ("segundo as vizinhas ,"), de classe
   sorteada sem olhar o sujeito (``posicoes_distrator``). Assim nem "concorde com o sintagma mais
-  próximo" (o atrator: sempre errado) nem "concorde com o primeiro sintagma" (certo em ~81%) resolvem.
+  próximo" (o atrator: certo só quando concorda, 1/4) nem "concorde com o primeiro sintagma" (certo em
+  ~81%) resolvem.
 - **Sem vazamento.** Nada antes da lacuna entrega a resposta além do sujeito: não há verbo flexionado
   que concorde com o sujeito (a cópula "está/estão" faz parte da resposta, não da entrada), os
-  modificadores são invariáveis e todas as escolhas fora do sujeito e do atrator são sorteadas
-  independentemente da classe. O atrator usa os mesmos artigos ``o/a/os/as`` do sujeito (com
-  preposições que não se contraem: "para", "com", "sem"), então um saco de palavras não sabe qual dos
-  dois artigos é o do sujeito. A única informação que o atrator dá sobre a resposta é qual classe ela
-  *não* é: sem olhar o sujeito, o melhor acerto possível é 1/3.
+  modificadores são invariáveis e todas as escolhas fora do sujeito (o atrator inclusive) são sorteadas
+  independentemente da classe: sem olhar o sujeito, o melhor acerto possível é 1/4.
+- **Mas há uma pista local.** Achar *qual* artigo é o do sujeito é fácil: ele é o único que não vem depois
+  de uma preposição. Uma regra de uma linha ("o artigo que não vem depois de uma preposição") e um
+  classificador linear sobre pares de palavras vizinhas (um saco de bigramas) acertam tudo — veja
+  :func:`helpers.licoes.aprendida.analise.acuracia_regra_do_artigo` e
+  :func:`~helpers.licoes.aprendida.analise.acuracia_bigramas`. A tarefa mede se a atenção aprende a levar o
+  sujeito até a lacuna, não se ela é difícil.
 
-As classes vêm balanceadas (as contagens diferem no máximo em 1) e a classe do atrator é sorteada
-uniformemente entre as três que discordam do sujeito.
+As classes vêm balanceadas (as contagens diferem no máximo em 1).
+
+**Treino e avaliação sem frases em comum.** ``gerar_frases(..., conjunto="treino")`` só devolve frases
+cuja impressão digital (SHA-256 do texto) cai nos 9/10 do treino, e ``conjunto="avaliacao"``, só as do
+1/10 restante (:func:`conjunto_da_frase`): nenhuma frase de avaliação pode estar no treino, seja qual
+for a semente ou o tamanho dos dois conjuntos.
 
 API (posições começam em 0)
 ---------------------------
-- :func:`gerar_frases` ``(n, *, semente=0)`` → lista de :class:`Frase`.
+- :func:`gerar_frases` ``(n, *, semente=0, conjunto=None)`` → lista de :class:`Frase`.
+- :func:`conjunto_da_frase` ``(tokens)`` → ``"treino"`` ou ``"avaliacao"``.
 - :data:`VOCABULARIO` / :func:`vocabulario` — as palavras que o modelo conhece (o índice é o id).
 - :func:`codificar` ``(tokens)`` → ids ``(n,)``; uma palavra desconhecida levanta ``ValueError``.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
@@ -61,6 +73,10 @@ __all__ = [
     "Frase",
     "classe_do_alvo",
     "codificar",
+    "N_AVALIACAO",
+    "SEMENTE_AVALIACAO",
+    "conjunto_da_frase",
+    "frases_de_avaliacao",
     "gerar_frases",
     "vocabulario",
 ]
@@ -157,8 +173,8 @@ class Frase:
     posicoes_distrator : as posições do artigo e do substantivo da abertura nominal ("segundo as
         vizinhas ,"), ou ``[]`` se a frase não abre assim.
     classe : o id do alvo em :data:`ALVOS` (0..3).
-    classe_atrator : a classe com que o atrator concordaria (sempre diferente de ``classe``).
-    alvo_atrator : a forma que concorda com o atrator — sempre errada.
+    classe_atrator : a classe com que o atrator concordaria (igual a ``classe`` em 1/4 das frases).
+    alvo_atrator : a forma que concorda com o atrator (errada, a menos que ele concorde com o sujeito).
     """
 
     tokens: list[str]
@@ -180,6 +196,11 @@ class Frase:
     def __str__(self) -> str:
         return " ".join(self.tokens)
 
+    @property
+    def atrator_concorda(self) -> bool:
+        """O atrator tem o gênero e o número do sujeito (concordar com ele acerta por sorte)."""
+        return self.classe_atrator == self.classe
+
 
 def classe_do_alvo(alvo: str) -> int:
     """O id (0..3) de uma forma do predicado, por exemplo ``"estão prontas"`` → 3."""
@@ -196,19 +217,33 @@ def _opcional(rng: np.random.Generator, n: int, lista: Sequence[tuple[str, ...]]
     return np.where(presente, escolha, -1)
 
 
-def gerar_frases(n: int, *, semente: int = 0) -> list[Frase]:
-    """``n`` frases da tarefa de concordância, sorteadas a partir de ``semente`` (determinístico).
+#: as frases cuja impressão digital cai neste resto (de 10) são de avaliação; as outras, de treino
+_RESTO_AVALIACAO = 0
+CONJUNTOS: tuple[str, ...] = ("treino", "avaliacao")
 
-    As classes saem balanceadas (``n // 4`` ou ``n // 4 + 1`` de cada) e embaralhadas; a classe do
-    atrator é uniforme entre as três que discordam do sujeito; todo o resto (inclusive a classe da
-    abertura nominal) é sorteado sem olhar a classe. Veja o docstring do módulo para a estrutura das frases.
-    """
-    n = val.positive_int(n, "n")
-    semente = val.positive_int(semente, "semente", minimum=0)
-    rng = np.random.default_rng(semente)
-    classes = rng.permutation(np.arange(n) % len(ALVOS))  # (n,) balanceadas
-    desvio = rng.integers(1, len(ALVOS), size=n)  # 1, 2 ou 3: o atrator nunca concorda com o sujeito
-    classes_atrator = (classes + desvio) % len(ALVOS)
+
+#: as frases de avaliação de todas as medidas do notebook e de ``data/`` (as de treino usam a semente 1)
+SEMENTE_AVALIACAO = 2024
+N_AVALIACAO = 1000
+
+
+def frases_de_avaliacao(n: int = N_AVALIACAO, semente: int = SEMENTE_AVALIACAO) -> list[Frase]:
+    """As frases novas das medidas: ``gerar_frases(n, semente=semente, conjunto="avaliacao")`` — nenhuma
+    delas está entre as frases de treino, seja qual for a semente do treino."""
+    return gerar_frases(n, semente=semente, conjunto="avaliacao")
+
+
+def conjunto_da_frase(tokens: Sequence[str]) -> str:
+    """``"avaliacao"`` para 1/10 das frases possíveis, ``"treino"`` para as outras: decide pelo SHA-256 do
+    texto, então a mesma frase cai sempre no mesmo conjunto, venha de que semente vier."""
+    digital = hashlib.sha256(" ".join(tokens).encode("utf-8")).digest()
+    return "avaliacao" if int.from_bytes(digital[:4], "little") % 10 == _RESTO_AVALIACAO else "treino"
+
+
+def _montar(rng: np.random.Generator, classes: NDArray[np.int64]) -> list[Frase]:
+    """Uma frase para cada classe de ``classes``, com todo o resto sorteado sem olhar a classe."""
+    n = len(classes)
+    classes_atrator = rng.integers(0, len(ALVOS), size=n)  # uniforme: concorda com o sujeito em 1/4
     subst_sujeito = rng.integers(0, len(SUBSTANTIVOS[0]), size=n)
     subst_atrator = rng.integers(0, len(SUBSTANTIVOS[0]), size=n)
     preposicao = rng.integers(0, len(PREPOSICOES), size=n)
@@ -249,6 +284,35 @@ def gerar_frases(n: int, *, semente: int = 0) -> list[Frase]:
             alvo_atrator=ALVOS[ca],
         ))
     return frases
+
+
+def gerar_frases(n: int, *, semente: int = 0, conjunto: str | None = None) -> list[Frase]:
+    """``n`` frases da tarefa de concordância, sorteadas a partir de ``semente`` (determinístico).
+
+    As classes saem balanceadas (``n // 4`` ou ``n // 4 + 1`` de cada) e embaralhadas; a classe do
+    atrator é uniforme entre as quatro (em 1/4 das frases ele concorda com o sujeito); todo o resto
+    (inclusive a classe da abertura nominal) é sorteado sem olhar a classe.
+
+    conjunto : ``None`` (qualquer frase), ``"treino"`` ou ``"avaliacao"`` — só frases desse lado da
+        divisão de :func:`conjunto_da_frase` (uma frase sorteada do outro lado é sorteada de novo, com a
+        mesma classe). Assim as frases de avaliação nunca estão no treino.
+    """
+    n = val.positive_int(n, "n")
+    semente = val.positive_int(semente, "semente", minimum=0)
+    if conjunto is not None and conjunto not in CONJUNTOS:
+        raise ValueError(f"conjunto precisa ser None, 'treino' ou 'avaliacao'; recebi {conjunto!r}.")
+    rng = np.random.default_rng(semente)
+    classes = rng.permutation(np.arange(n) % len(ALVOS))  # (n,) balanceadas
+    frases: list[Frase | None] = [None] * n
+    faltam = np.arange(n)
+    while len(faltam):
+        novas = _montar(rng, classes[faltam])
+        aceitas = [conjunto is None or conjunto_da_frase(f.tokens) == conjunto for f in novas]
+        for i, f, ok in zip(faltam, novas, aceitas):
+            if ok:
+                frases[i] = f
+        faltam = faltam[~np.array(aceitas)]
+    return frases  # type: ignore[return-value]
 
 
 def codificar(tokens: Sequence[str]) -> NDArray[np.int64]:

@@ -19,15 +19,11 @@ import numpy as np
 from ...corretor import Erro, Formato, Previsao, RespostaInvalida, Veredito, corretor_de, corrigir_previsao
 from ...formato import decimal
 from ...previsao import CaixaDePrevisao
-from .analise import AnaliseCabecas, acuracia, analisar_cabecas, desligar_cabeca
-from .frases import gerar_frases
+from .analise import AnaliseCabecas, acuracia, analisar_cabecas, desligar_cabeca, efeito_do_remendo
+from .frases import N_AVALIACAO, SEMENTE_AVALIACAO, frases_de_avaliacao
 
-__all__ = ["CABECA_DESLIGADA", "PREVISAO_CAMADA", "PREVISAO_DESLIGAR", "prever_camada", "prever_desligar"]
-
-
-#: as frases novas das medidas do notebook (o treino usa a semente 1)
-SEMENTE_AVALIACAO = 2024
-N_AVALIACAO = 1000
+__all__ = ["CABECA_DESLIGADA", "N_AVALIACAO", "PREVISAO_CAMADA", "PREVISAO_DESLIGAR", "PREVISAO_REMENDO",
+           "SEMENTE_AVALIACAO", "prever_camada", "prever_desligar", "prever_remendo"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -36,7 +32,7 @@ def _medidas_do_modelo() -> dict[str, Any]:
     from .arquivo import carregar_modelo
 
     modelo = carregar_modelo()
-    frases = gerar_frases(N_AVALIACAO, semente=SEMENTE_AVALIACAO)
+    frases = frases_de_avaliacao()
     return {"modelo": modelo, "frases": frases, "analise": analisar_cabecas(modelo, frases)}
 
 
@@ -78,17 +74,19 @@ def _camada_da_concordancia(m: AnaliseCabecas) -> int:
     return int(np.unravel_index(int(np.argmax(suj)), suj.shape)[0])
 
 
-#: por que a cabeça da concordância não pode estar na primeira camada
+#: por que a cabeça da concordância tende a ficar na última camada — uma tendência, não uma lei
 _POR_QUE = ("Na entrada da camada 0, o vetor de cada palavra é o embedding dela mais o da sua posição: o «os» do "
             "sujeito e o «os» do atrator têm o mesmo embedding de palavra, só a posição os separa — e a posição do "
-            "sujeito muda de frase para frase. Para uma key dizer «sou o sujeito», ela precisa de contexto — saber que "
-            "nenhuma preposição vem antes dela —, e contexto só existe depois de uma camada de mistura.")
+            "sujeito muda de frase para frase. Para uma key dizer «sou o sujeito», ajuda ter contexto — saber que "
+            "nenhuma preposição vem antes dela —, e esse contexto chega com uma camada de mistura. É uma tendência, "
+            "não uma lei: a posição sozinha já dá alguma pista, e um treino com outra semente pode pôr essa cabeça na "
+            "camada 0.")
 
 PREVISAO_CAMADA = Previsao(
     nome="em que camada está a cabeça da concordância",
     certo=lambda: _camada_da_concordancia(_medidas_do_modelo()["analise"]),
     # o texto do modelo de data/; a caixa do notebook mostra o da análise que recebe (:func:`_revelar_camada`)
-    revelar="A cabeça da concordância é a 1·1: ela põe 0,91 do peso da lacuna no sujeito. " + _POR_QUE,
+    revelar="A cabeça da concordância é a 1·1: ela põe 0,92 do peso da lacuna no sujeito. " + _POR_QUE,
     formato=_Camada(),
     erros=[
         Erro("a primeira camada",
@@ -98,7 +96,7 @@ PREVISAO_CAMADA = Previsao(
              resposta=lambda: 0),
     ],
     # a resposta como o veredito a mostra, e a cabeça pelo nome (o notebook só a nomeia depois da conferência)
-    pistas=("resposta: a camada 1", "está na camada 1", "camada 1, cabeça 1", "1·1"),
+    pistas=("resposta: a camada 1", "está na camada 1", "camada 1, cabeça 1", "1·1", "ficou na camada 1"),
     exemplo="0",
 )
 
@@ -110,7 +108,18 @@ def _revelar_camada(m: AnaliseCabecas) -> str:
               for i in range(suj.shape[0]) for j in range(suj.shape[1])]
     return (f"A cabeça da concordância é a {c}·{h}. Peso médio que a lacuna põe em cada sintagma, em "
             f"{m.n_frases} frases novas (atenção uniforme: {decimal(m.uniforme['sujeito'][0, 0])}): "
-            + "; ".join(linhas) + ". " + _POR_QUE)
+            + "; ".join(linhas) + ". " + _POR_QUE + _nas_sementes())
+
+
+def _nas_sementes() -> str:
+    """O que a tabela das sementes de ``data/`` diz sobre a camada dessa cabeça."""
+    from .arquivo import ler_sementes
+
+    linhas = ler_sementes()["linhas"]
+    camadas = [ln["camada"] for ln in linhas]
+    na_1 = sum(c == 1 for c in camadas)
+    return (f" Nas {len(linhas)} sementes da tabela de data/, ela ficou na camada 1 em {na_1} e na camada 0 em "
+            f"{len(linhas) - na_1}.")
 
 
 def _corrigir_camada(previsao: Any, analise: AnaliseCabecas | None = None) -> Veredito:
@@ -142,7 +151,12 @@ def _desligada() -> dict[str, Any]:
     """A acurácia com todas as cabeças e sem :data:`CABECA_DESLIGADA` (1000 frases novas)."""
     med = _medidas_do_modelo()
     modelo, frases = med["modelo"], med["frases"]
-    return {"acuracia": acuracia(modelo, frases), "sem": acuracia(desligar_cabeca(modelo, *CABECA_DESLIGADA), frases)}
+    suj = med["analise"].medidas["sujeito"]
+    conc = tuple(int(i) for i in np.unravel_index(int(np.argmax(suj)), suj.shape))
+    sem_conc = desligar_cabeca(modelo, *conc)
+    return {"acuracia": acuracia(modelo, frases), "sem": acuracia(desligar_cabeca(modelo, *CABECA_DESLIGADA), frases),
+            "sem_conc": acuracia(sem_conc, frases),
+            "sem_as_duas": acuracia(desligar_cabeca(sem_conc, *CABECA_DESLIGADA), frases)}
 
 
 @dataclass(frozen=True)
@@ -171,18 +185,31 @@ def _letra_desligar() -> str:
     return "a" if acc < 0.5 else ("b" if acc < 0.95 else "c")
 
 
+def _texto_desligar() -> str:
+    """O que se mede ao desligar cada cabeça do modelo de ``data/`` (sem dizer a camada da cabeça da concordância:
+    quem conferir esta antes da previsão da camada não a descobre aqui)."""
+    d = _desligada()
+    return (f"Sem a 1·0, o acerto fica em {decimal(100 * d['sem'], 1)}%, contra {decimal(100 * d['acuracia'], 1)}% com "
+            "todas as cabeças: com a cabeça da concordância ligada, o que a 1·0 leva do sujeito até a lacuna já chega "
+            f"por ela. Sem a cabeça da concordância, o acerto fica em {decimal(100 * d['sem_conc'], 1)}%; sem ela e a "
+            f"1·0 juntas, em {decimal(100 * d['sem_as_duas'], 1)}%. A redundância tem um sentido só: com a da "
+            "concordância ligada, a 1·0 é dispensável; com a 1·0 ligada, a da concordância ainda faz falta. Uma cabeça "
+            "pode olhar muito para o lugar certo e, ainda assim, não fazer falta: o peso de atenção mostra para onde ela "
+            "olha, não o quanto o modelo precisa dela — e «dispensável» ainda não quer dizer «não usada» (o remendo, "
+            "mais abaixo, mede outra coisa).")
+
+
 PREVISAO_DESLIGAR = Previsao(
     nome="desligar a cabeça 1·0",
     certo=_letra_desligar,
-    # os números do modelo de data/ em 1000 frases novas (os testes conferem que são os medidos)
-    # (sem dizer a camada da cabeça da concordância: quem conferir esta antes da outra previsão não a descobre aqui)
-    revelar="Sem a 1·0, o acerto fica em 99,4%, contra 100,0% com todas as cabeças: com a cabeça da concordância "
-            "ligada, o que a 1·0 leva do sujeito até a lacuna já chega por ela. A da concordância é a cabeça de que o "
-            "modelo mais precisa — desligar qualquer outra custa no máximo 1,8 ponto; desligá-la custa 31,8 —, mas "
-            "não é a única: sem ela, o acerto ainda fica em 68,2%, e sem ela e a 1·0 juntas, em 58,1%. A redundância "
-            "tem um sentido só: com a da concordância ligada, a 1·0 é dispensável; com a 1·0 ligada, a da "
-            "concordância não é. Uma cabeça pode olhar muito para o lugar certo e, ainda assim, não fazer falta: o "
-            "peso de atenção mostra para onde ela olha, não o quanto o modelo precisa dela.",
+    # o texto medido no modelo de data/ (os testes conferem que é o de :func:`_texto_desligar`)
+    revelar=("Sem a 1·0, o acerto fica em 100,0%, contra 100,0% com todas as cabeças: com a cabeça da "
+             "concordância ligada, o que a 1·0 leva do sujeito até a lacuna já chega por ela. Sem a cabeça da "
+             "concordância, o acerto fica em 93,9%; sem ela e a 1·0 juntas, em 59,1%. A redundância tem um "
+             "sentido só: com a da concordância ligada, a 1·0 é dispensável; com a 1·0 ligada, a da concordância "
+             "ainda faz falta. Uma cabeça pode olhar muito para o lugar certo e, ainda assim, não fazer falta: o "
+             "peso de atenção mostra para onde ela olha, não o quanto o modelo precisa dela — e «dispensável» "
+             "ainda não quer dizer «não usada» (o remendo, mais abaixo, mede outra coisa)."),
     formato=_Letra(),
     erros=[
         Erro("peso alto = indispensável",
@@ -194,8 +221,8 @@ PREVISAO_DESLIGAR = Previsao(
              "cabeça da concordância ligada, a informação do sujeito chega à lacuna por ela.",
              resposta=lambda: "b"),
     ],
-    # a acurácia medida sem a 1·0 (os testes conferem que é a medida) e frases que diriam o efeito
-    pistas=("99,4", "99.4", "quase não muda nada", "1·0 é dispensável", "no máximo 1,8 ponto"),
+    # frases que diriam o efeito (a acurácia medida sem a 1·0 entra pelas pistas de :func:`_pistas_desligar`)
+    pistas=("quase não muda nada", "1·0 é dispensável", "Sem a 1·0, o acerto fica em"),
     exemplo="a",
 )
 
@@ -206,4 +233,76 @@ def prever_desligar() -> CaixaDePrevisao:
     desliga a cabeça 1·0 (:data:`CABECA_DESLIGADA`) — (a) abaixo de 50%, (b) entre 50% e 95%, (c) 95% ou mais (a
     resposta: (c); as erradas típicas: (a) e (b)). Os números medidos (conferidos pelos testes) aparecem com o
     veredito."""
-    return CaixaDePrevisao(lambda valor: corrigir_previsao(PREVISAO_DESLIGAR, valor), exemplo=PREVISAO_DESLIGAR.exemplo)
+    return CaixaDePrevisao(lambda valor: corrigir_previsao(replace(PREVISAO_DESLIGAR, revelar=_texto_desligar()), valor),
+                           exemplo=PREVISAO_DESLIGAR.exemplo)
+
+
+# ---------------------------------------------------------------------------------------------
+# Remendar a cabeça da concordância: quantas previsões seguem o sujeito trocado?
+# ---------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _remendos() -> dict[str, Any]:
+    """A fração que segue o sujeito contrafactual com cada cabeça remendada na lacuna (modelo de ``data/``)."""
+    med = _medidas_do_modelo()
+    modelo, frases = med["modelo"], med["frases"]
+    suj = med["analise"].medidas["sujeito"]
+    conc = tuple(int(i) for i in np.unravel_index(int(np.argmax(suj)), suj.shape))
+    cada = np.array([[efeito_do_remendo(modelo, frases, c, h) for h in range(modelo.n_cabecas)]
+                     for c in range(modelo.n_camadas)])
+    return {"conc": conc, "cada": cada}
+
+
+def _letra_remendo() -> str:
+    r = _remendos()
+    f = r["cada"][r["conc"]]
+    return "a" if f < 0.5 else ("b" if f < 0.95 else "c")
+
+
+def _texto_remendo() -> str:
+    r = _remendos()
+    c, h = r["conc"]
+    cada = r["cada"]
+    outras = "; ".join(f"{i}·{j}: {decimal(100 * cada[i, j], 1)}%" for i in range(cada.shape[0])
+                       for j in range(cada.shape[1]) if (i, j) != (c, h))
+    return (f"Com a cabeça da concordância ({c}·{h}) remendada, {decimal(100 * cada[c, h], 1)}% das previsões seguem o "
+            f"sujeito da frase contrafactual; com cada uma das outras, remendada sozinha: {outras}. Ela leva a maior "
+            "parte da forma do sujeito até a lacuna, mas não toda: o resto chega por outros caminhos, que continuam "
+            "dizendo o sujeito original. Desligar mede se o modelo **precisa** da cabeça (necessidade); remendar "
+            "mede se o que ela leva **decide** a resposta (suficiência) — e as duas medidas podem discordar.")
+
+
+PREVISAO_REMENDO = Previsao(
+    nome="remendar a cabeça da concordância",
+    certo=_letra_remendo,
+    # o texto medido no modelo de data/ (os testes conferem que é o de :func:`_texto_remendo`)
+    revelar=("Com a cabeça da concordância (1·1) remendada, 65,2% das previsões seguem o sujeito da frase "
+             "contrafactual; com cada uma das outras, remendada sozinha: 0·0: 1,3%; 0·1: 0,0%; 1·0: 2,1%. Ela "
+             "leva a maior parte da forma do sujeito até a lacuna, mas não toda: o resto chega por outros "
+             "caminhos, que continuam dizendo o sujeito original. Desligar mede se o modelo **precisa** da cabeça "
+             "(necessidade); remendar mede se o que ela leva **decide** a resposta (suficiência) — e as duas "
+             "medidas podem discordar."),
+    formato=_Letra(),
+    erros=[
+        Erro("ela decide sozinha",
+             "Pareceria razoável — ela põe quase todo o peso no sujeito —, mas o peso não diz que ela é o único caminho: "
+             "outras cabeças e a conexão residual também levam o sujeito original até a lacuna, e às vezes vencem.",
+             resposta=lambda: "c"),
+        Erro("ela quase não leva nada",
+             "Desligá-la custa pouco, mas isso mede outra coisa: se o modelo se vira sem ela. Remendar pergunta se o que "
+             "ela leva muda a resposta — e muda, na maior parte das frases.",
+             resposta=lambda: "a"),
+    ],
+    pistas=("das previsões seguem o sujeito", "leva a maior parte da forma"),
+    exemplo="a",
+)
+
+
+@corretor_de(PREVISAO_REMENDO)
+def prever_remendo() -> CaixaDePrevisao:
+    """A caixa da previsão do remendo: com a saída da cabeça da concordância, na lacuna, copiada de uma frase com o
+    sujeito em outra forma, que fração das previsões do modelo de ``data/`` segue o sujeito trocado — (a) menos de
+    50%, (b) de 50% a 95%, (c) 95% ou mais. Os números medidos aparecem com o veredito."""
+    return CaixaDePrevisao(lambda valor: corrigir_previsao(replace(PREVISAO_REMENDO, revelar=_texto_remendo()), valor),
+                           exemplo=PREVISAO_REMENDO.exemplo)

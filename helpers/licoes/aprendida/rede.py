@@ -65,7 +65,8 @@ class Receita:
     """Os hiperparâmetros de um treino. A mesma receita dá os mesmos pesos (na mesma máquina).
 
     semente : sorteia os pesos iniciais e a ordem dos lotes.
-    semente_frases, n_frases : as frases de treino são ``gerar_frases(n_frases, semente=semente_frases)``.
+    semente_frases, n_frases : as frases de treino são
+        ``gerar_frases(n_frases, semente=semente_frases, conjunto="treino")``.
     d_model, n_camadas, n_cabecas : as dimensões do modelo (``d_model`` divisível por ``n_cabecas``).
     residual : soma a saída da atenção à entrada da camada (``x + MHA(x)``).
     passos, lote : quantos passos de Adam e quantas frases por passo.
@@ -509,7 +510,7 @@ def _laco(p: dict[str, np.ndarray], perda_grad: Callable, r: Receita, frases: Se
           passos: int | None, ao_passo: AoPasso | None) -> tuple[NDArray[np.float64], float]:
     passos = r.passos if passos is None else val.positive_int(passos, "passos")
     if frases is None:
-        frases = gerar_frases(r.n_frases, semente=r.semente_frases)
+        frases = gerar_frases(r.n_frases, semente=r.semente_frases, conjunto="treino")
     todas = _lote(frases)  # codifica uma vez; cada passo recorta um lote
     rng = np.random.default_rng([r.semente, 1])  # a ordem dos lotes (independente dos pesos iniciais)
     adam = Adam(p, r.beta1, r.beta2, r.eps)
@@ -539,7 +540,8 @@ def treinar(receita: Receita = RECEITA_COMPLETA, *, passos: int | None = None, f
     passos : quantos passos dar (padrão: ``receita.passos``). Os primeiros ``N`` passos de qualquer
         treino com a mesma receita são idênticos, bit a bit, aos de outro (a taxa de aprendizado de
         cada passo depende só de ``receita.passos``, não de ``passos``).
-    frases : as frases de treino (padrão: ``gerar_frases(receita.n_frases, semente=receita.semente_frases)``).
+    frases : as frases de treino (padrão: ``gerar_frases(receita.n_frases, semente=receita.semente_frases,
+        conjunto="treino")``).
     ao_passo : ``ao_passo(passo, perda)`` depois de cada passo (barra de progresso, curva da perda);
         se devolver ``False``, o treino para ali.
     """
