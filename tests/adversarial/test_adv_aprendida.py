@@ -294,6 +294,68 @@ def _adam(fn):
     return cor._adaptador(fn)
 
 
+def remendo_com_laco(limpa, contrafactual, cabeca, lacunas):
+    saida = limpa.copy()
+    for b in range(len(lacunas)):
+        saida[b, cabeca, lacunas[b]] = contrafactual[b, cabeca, lacunas[b]]
+    return saida
+
+
+def remendo_com_arange(limpa, contrafactual, cabeca, lacunas):
+    saida = np.array(limpa)
+    b = np.arange(len(lacunas))
+    saida[b, cabeca, lacunas] = contrafactual[b, cabeca, lacunas]
+    return saida
+
+
+def remendo_com_where(limpa, contrafactual, cabeca, lacunas):
+    m = np.zeros(limpa.shape[:3], dtype=bool)
+    m[np.arange(len(lacunas)), cabeca, lacunas] = True
+    return np.where(m[..., None], contrafactual, limpa)
+
+
+def remendo_cruzado(limpa, contrafactual, cabeca, lacunas):
+    saida = limpa.copy()
+    saida[:, cabeca, lacunas] = contrafactual[:, cabeca, lacunas]
+    return saida
+
+
+def remendo_ultima(limpa, contrafactual, cabeca, lacunas):
+    saida = limpa.copy()
+    saida[:, cabeca, -1] = contrafactual[:, cabeca, -1]
+    return saida
+
+
+def remendo_cabeca_inteira(limpa, contrafactual, cabeca, lacunas):
+    saida = limpa.copy()
+    saida[:, cabeca] = contrafactual[:, cabeca]
+    return saida
+
+
+def remendo_no_lugar(limpa, contrafactual, cabeca, lacunas):
+    b = np.arange(len(lacunas))
+    limpa[b, cabeca, lacunas] = contrafactual[b, cabeca, lacunas]
+    return limpa
+
+
+def grad_fd_a_mao(q, k, v, grad_out, mask=None):
+    q, k, v = (np.array(a, dtype=np.float64) for a in (q, k, v))
+    h = 1e-5
+    saidas = []
+    for x in (q, k, v):
+        g = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            velho = x[idx]
+            x[idx] = velho + h
+            mais = np.sum(attention.scaled_dot_product_attention(q, k, v, mask)[0] * grad_out)
+            x[idx] = velho - h
+            menos = np.sum(attention.scaled_dot_product_attention(q, k, v, mask)[0] * grad_out)
+            x[idx] = velho
+            g[idx] = (mais - menos) / (2 * h)
+        saidas.append(g)
+    return tuple(saidas)
+
+
 SUBMISSOES = [
     # o gradiente: certos
     Submissao(G, grad_da_solucao, "ok", "gradiente: a solução, com attention.softmax"),
@@ -346,6 +408,28 @@ SUBMISSOES = [
     Submissao(prev.PREVISAO_DESLIGAR, "letra c", "ok", "desligar: «letra c»"),
     Submissao(prev.PREVISAO_DESLIGAR, "a", "peso alto = indispensável", "desligar: (a)"),
     Submissao(prev.PREVISAO_DESLIGAR, "(b)", "cai um pouco", "desligar: (b)"),
+    Submissao(prev.PREVISAO_REMENDO, "B", "ok", "remendo: «B» maiúsculo"),
+    Submissao(prev.PREVISAO_REMENDO, "c", "ela decide sozinha", "remendo: (c)"),
+    Submissao(prev.PREVISAO_REMENDO, "(a)", "ela quase não leva nada", "remendo: (a)"),
+    # o remendo: certos
+    Submissao(cor.REMENDO, remendo_com_laco, "ok", "remendo: um laço nas frases"),
+    Submissao(cor.REMENDO, remendo_com_arange, "ok", "remendo: np.arange nas frases"),
+    Submissao(cor.REMENDO, remendo_com_where, "ok", "remendo: np.where com uma máscara da lacuna"),
+    # o remendo: errados
+    Submissao(cor.REMENDO, remendo_cruzado, "lacunas cruzadas", "remendo: saida[:, cabeca, lacunas]"),
+    Submissao(cor.REMENDO, remendo_ultima, "última posição", "remendo: saida[:, cabeca, -1]"),
+    Submissao(cor.REMENDO, remendo_cabeca_inteira, "todas as posições", "remendo: saida[:, cabeca] inteira"),
+    Submissao(cor.REMENDO, remendo_no_lugar, "mudou a entrada", "remendo: limpa[...] = … no array recebido"),
+    # a fração: certos e errados
+    Submissao(cor.FRACAO_QUE_SEGUE, lambda p, lim, con: float(np.mean(np.equal(p, con))), "ok", "fração: np.equal"),
+    Submissao(cor.FRACAO_QUE_SEGUE, lambda p, lim, con: sum(a == b for a, b in zip(p, con)) / len(p), "ok",
+              "fração: zip e sum"),
+    Submissao(cor.FRACAO_QUE_SEGUE, lambda p, lim, con: float(np.mean(np.asarray(p) == np.asarray(lim))),
+              "mediu a acurácia", "fração: a acurácia"),
+    Submissao(cor.FRACAO_QUE_SEGUE, lambda p, lim, con: float(np.mean(np.asarray(p) != np.asarray(lim))),
+              "contou toda mudança", "fração: toda previsão que mudou"),
+    # o gradiente por diferenças finitas escritas à mão, sem o nome diferencas_finitas
+    Submissao(G, grad_fd_a_mao, "diferenças finitas à mão", "gradiente: diferenças finitas num laço próprio"),
 ]
 
 
