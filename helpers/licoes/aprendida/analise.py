@@ -15,7 +15,14 @@ Todas as medidas são médias sobre frases novas (geradas com uma semente difere
   atualização de uma camada (o que ela "leu" ali some), e medimos a acurácia de novo;
 - :func:`medir_dicas_bertviz` — as dicas de quem lê mapas de atenção (estacionar na primeira palavra
   ou na vírgula, camadas de baixo locais), medidas neste modelo, separando a linha da lacuna (a única
-  que a perda lê na última camada) das outras.
+  que a perda lê na última camada) das outras;
+- :func:`acuracia_regra_do_artigo` e :func:`acuracia_bigramas` — a pista local da tarefa (a palavra antes de
+  cada artigo), medida por uma regra de uma linha e por um saco de bigramas;
+- :func:`acuracia_por_atrator` e :func:`erros_de_atracao` — atrator que concorda contra atrator que discorda
+  (Linzen, Dupoux & Goldberg, 2016), e quantos erros escolhem a forma do atrator;
+- :func:`contrafactuais`, :func:`prever_com_remendo` e :func:`efeito_do_remendo` — o remendo de ativação: a
+  saída de uma cabeça, na lacuna, copiada de uma frase com o sujeito em outra forma; quantas previsões seguem;
+- :func:`medir_semente` — a linha de um modelo na tabela das sementes (``data/sementes_concordancia.json``).
 """
 
 from __future__ import annotations
