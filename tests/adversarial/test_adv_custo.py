@@ -42,6 +42,16 @@ def combinar_com_math_e_lista(estado_a, estado_b):
     return [m, estado_a[1] * fa + estado_b[1] * fb, [x * fa + y * fb for x, y in zip(estado_a[2], estado_b[2])]]
 
 
+def combinar_desempacota_m_acc_l(estado_a, estado_b):
+    m_a, acc_a, l_a = estado_a                 # a ordem do estado, de memória
+    m_b, acc_b, l_b = estado_b
+    m = max(m_a, m_b)
+    if m == -np.inf:
+        return estado_a
+    fa, fb = np.exp(m_a - m), np.exp(m_b - m)
+    return m, l_a * fa + l_b * fb, acc_a * fa + acc_b * fb
+
+
 def combinar_com_if(estado_a, estado_b):
     """Um ramo para cada estado que traz o maior máximo (e o vazio tratado antes)."""
     m_a, l_a, acc_a = estado_a
@@ -313,6 +323,7 @@ SUBMISSOES = [
     Submissao(C, combinar_razao, "fator como razão de exponenciais (instável)", "combinar: e^(m_a) / e^(m)"),
     Submissao(C, combinar_no_lugar, "mudou a entrada", "combinar: acc_a *= fator no array recebido"),
     Submissao(C, combinar_sem_acc, "tipo", "combinar: devolveu só (m, l)"),
+    Submissao(C, combinar_desempacota_m_acc_l, "l e acc trocados", "combinar: m_a, acc_a, l_a = estado_a"),
     # o passo da atenção por blocos: certos
     Submissao(B, _laco(atualizar), "ok", "blocos: a solução, com a combinar"),
     Submissao(B, _laco(atualizar_a_mao), "ok", "blocos: a correção à mão, sem a combinar"),

@@ -248,6 +248,7 @@ ERROS_COMBINAR = {
                                                                 lambda m_x, m: np.exp(m_x) / np.exp(m)), "e^1000"),
     "dividiu por l cedo demais": (_com_fatores(CERTO, CERTO, dividir=True), "cedo demais"),
     "dividiu cada acc pelo seu l": (divide_cada_um, "antes de combinar"),
+    "l e acc trocados": (lambda a, b: (lambda m, soma, acc: (m, acc, soma))(*combine_states(a, b)), "(m, acc, l)"),
 }
 
 

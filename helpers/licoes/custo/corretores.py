@@ -174,6 +174,16 @@ def _acerto_combinar() -> str:
             f"({', '.join(f'{x:.4f}' for x in softmax(z) @ vs)}), a atenção exata, sem nunca calcular e^1000.")
 
 
+def _l_e_acc_trocados(y: Any, certo: tuple, _caso: Caso) -> bool:
+    """A tripla veio (m, acc, l) — ao desempacotar um estado, ou no return — com os números certos."""
+    if not isinstance(y, (tuple, list)) or len(y) != 3 or np.size(y[1]) <= 1 or np.size(y[2]) != 1:
+        return False
+    try:
+        return _ESTADO.igual(_ESTADO.normalizar((y[0], y[2], y[1])), certo)
+    except RespostaInvalida:
+        return False
+
+
 COMBINAR_ESTADOS = Exercicio(
     nome="juntar dois estados da softmax online",
     casos=_casos_combinar,
@@ -181,6 +191,11 @@ COMBINAR_ESTADOS = Exercicio(
     formato=_ESTADO,
     acerto=_acerto_combinar,
     erros=[
+        Erro("l e acc trocados",
+             "Os números estão certos, mas a tripla veio (m, acc, l): a ordem do estado é (m, l, acc) — m e l são "
+             "números, acc é um vetor. Confira as duas pontas: ao desempacotar (m_a, l_a, acc_a = estado_a) e no "
+             "return.",
+             quando=_l_e_acc_trocados),
         Erro("máximo errado",
              lambda estado_a, estado_b: "O novo m deveria ser max(m_a, m_b) = "
                                         f"{max(estado_a[0], estado_b[0]):.6g}. O máximo combinado é o maior dos dois "
