@@ -936,3 +936,12 @@ def test_numeros_citados_no_notebook():
                    "no <pad>: 0.603", "no futuro: 0.656", "[[0.118 0.006 0.876]]",
                    "diferença por posição: [0.    0.    0.    0.    0.951]", "[[0.291 0.11  0.339"):
         assert trecho in saidas, trecho
+
+
+def test_a_segunda_dica_da_mascara_causal_nao_traz_o_codigo_da_solucao():
+    """A escada de dicas: a Dica 2 aproxima (comparar índices, conferir com n = 3), sem a linha pronta (np.tri…)."""
+    textos = ["".join(c["source"]) for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]]
+    dicas = next(t for t in textos if "Dica 2" in t and "def mascara_causal" in t)
+    dica_2 = dicas[dicas.index("Dica 2"):dicas.index("✅ Solução")]
+    for trecho in ("np.tri", "np.tril", "j <= i", "i >= j", "np.arange(n)[:, None]", "np.arange(n)[None, :]"):
+        assert trecho not in dica_2, trecho

@@ -777,3 +777,12 @@ def test_autoatencao_names_a_d_k_taken_from_outside_the_function():
     v = corrigir(licao.AUTOATENCAO, autoatencao)
     assert not v.ok and v.erro == "d_k de fora da função", v.mensagem
     assert "K.shape[-1]" in v.mensagem
+
+
+def test_a_segunda_dica_de_projetar_nao_traz_o_codigo_da_solucao():
+    """A Dica 2 pergunta pelas formas; o produto pronto (X @ W_q, ou as formas que já dizem a ordem) fica na solução."""
+    textos = ["".join(c["source"]) for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]]
+    dicas = next(t for t in textos if "Dica 2" in t and "def projetar" in t)
+    dica_2 = dicas[dicas.index("Dica 2"):dicas.index("✅ Solução")]
+    for trecho in ("X @ W", "@ (d_model", "(n, d_model) @"):
+        assert trecho not in dica_2, trecho
