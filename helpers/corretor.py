@@ -22,9 +22,14 @@ Num notebook::
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import ctypes
 import dis
+import functools
 import inspect
+import io
+import operator
 import signal
 import sys
 import threading
@@ -39,6 +44,7 @@ from .respostas import (  # noqa: F401 - os formatos, reexportados: uma lição 
     Array,
     Bytes,
     Formato,
+    LeituraFalhou,
     Mascara,
     Numero,
     NumeroAproximado,
@@ -48,6 +54,8 @@ from .respostas import (  # noqa: F401 - os formatos, reexportados: uma lição 
     SaidaOuPar,
     Sequencia,
     Texto,
+    em_dados,
+    iguais,
 )
 
 OK = "✅"
@@ -56,6 +64,8 @@ PENDENTE = "⏳"
 
 #: segundos que a função do estudante tem para responder a um caso
 TEMPO_LIMITE = 10.0
+#: segundos para ler uma previsão (um objeto do estudante com ``__float__`` roda código dele)
+TEMPO_PARA_LER = 2.0
 
 
 @dataclass(frozen=True)
@@ -136,29 +146,288 @@ def _codigos(fn: Callable[..., Any]) -> list[Any]:
     return todos
 
 
+def _funcao(obj: Any) -> Any:
+    """A função de Python por trás de ``obj`` (um método ligado, um ``functools.partial``), ou ``None``."""
+    for _ in range(5):
+        if inspect.isfunction(obj):
+            return obj
+        obj = getattr(obj, "__func__", None) or (obj.func if isinstance(obj, functools.partial) else None)
+        if obj is None:
+            return None
+    return None
+
+
+_CARREGA_GLOBAL = {"LOAD_GLOBAL", "LOAD_NAME"}
+
+
+@dataclass
+class _Alcance:
+    """O que a função do estudante alcança sem rodar: as funções **dele** (ela, as que ela chama pelo nome, as dos
+    closures e dos valores padrão, e assim por diante), os objetos que elas referenciam e se alguma chama a si
+    mesma (direta ou indiretamente)."""
+
+    funcoes: list[Any]
+    objetos: list[Any]
+    recursiva: bool
+
+
+def _do_estudante(f: Any, globais: Any) -> bool:
+    return f.__globals__ is globais or getattr(f, "__module__", None) == "__main__"
+
+
+def _alcance(fn: Callable[..., Any]) -> _Alcance:
+    raiz = _funcao(fn)
+    if raiz is None:
+        return _Alcance([], [], False)
+    globais = raiz.__globals__
+    funcoes: dict[int, Any] = {}
+    arestas: dict[int, set[int]] = {}
+    objetos: list[Any] = []
+    pilha = [raiz]
+    while pilha:
+        f = pilha.pop()
+        if id(f) in funcoes:
+            continue
+        funcoes[id(f)] = f
+        refs: list[Any] = []
+        for c in _codigos(f):
+            for i in dis.get_instructions(c):
+                if i.opname in _CARREGA_GLOBAL and i.argval in f.__globals__:
+                    refs.append(f.__globals__[i.argval])
+        refs += [c.cell_contents for c in (f.__closure__ or ()) if _tem_conteudo(c)]
+        refs += list(f.__defaults__ or ()) + list((f.__kwdefaults__ or {}).values())
+        arestas[id(f)] = set()
+        for o in refs:
+            objetos.append(o)
+            if isinstance(o, functools.partial):
+                objetos.extend([*o.args, *o.keywords.values()])
+            g = _funcao(o)
+            if g is not None and _do_estudante(g, globais):
+                arestas[id(f)].add(id(g))
+                pilha.append(g)
+    return _Alcance(list(funcoes.values()), objetos, _tem_ciclo(arestas))
+
+
+def _tem_conteudo(celula: Any) -> bool:
+    try:
+        celula.cell_contents  # noqa: B018 - uma célula vazia levanta ValueError
+    except ValueError:
+        return False
+    return True
+
+
+def _tem_ciclo(arestas: dict[int, set[int]]) -> bool:
+    cor: dict[int, int] = {}  # 1 = no caminho atual, 2 = terminado
+
+    def visitar(v: int) -> bool:
+        cor[v] = 1
+        for w in arestas.get(v, ()):
+            if cor.get(w) == 1 or (w not in cor and visitar(w)):
+                return True
+        cor[v] = 2
+        return False
+
+    return any(v not in cor and visitar(v) for v in list(arestas))
+
+
+def _nomes_mencionados(alcance: _Alcance) -> set[str]:
+    """Os nomes que as funções alcançadas mencionam (atributos, funções globais, imports). Uma função do estudante
+    com o nome de uma proibida conta (quem copia ``diferencas_finitas`` para o notebook ainda a usa), e é seguida
+    por dentro também."""
+    return {n for f in alcance.funcoes for c in _codigos(f) for n in c.co_names}
+
+
+# --- o exame de uma execução: o que a função do estudante chamou de fato ------------------------------
+
+
+@dataclass
+class _Exame:
+    """O que a função do estudante fez numa execução vigiada (:func:`_examinar`): os nomes das funções de fora
+    (de bibliotecas) que o código **dele** chamou e os produtos matriciais que ele fez."""
+
+    funcao: Any
+    chamadas: set[str] = field(default_factory=set)
+    matriciais: set[str] = field(default_factory=set)
+
+
+#: o exame da função que as regras estão conferindo agora (``None`` fora de uma correção)
+_exame_atual: _Exame | None = None
+#: o exame em andamento (quem registra: o perfil e os arrays vigiados)
+_vigiando: tuple[_Exame, Any] | None = None
+
+_MATMUL = np.matmul
+_UFUNCS_MATRICIAIS = tuple(u for u in (np.matmul, getattr(np, "vecdot", None)) if u is not None)
+_FUNCOES_MATRICIAIS = tuple(f for f in (np.dot, np.inner, np.vdot, np.einsum, np.tensordot, np.linalg.multi_dot,
+                                        getattr(np.linalg, "vecdot", None), getattr(np.linalg, "matmul", None))
+                            if f is not None)
+NOMES_MATRICIAIS = {"dot", "matmul", "inner", "vdot", "einsum", "tensordot", "multi_dot", "vecdot",
+                    "__matmul__", "__rmatmul__", "__imatmul__"}
+
+
+def _quadro_do_estudante(quadro: Any) -> bool:
+    if quadro is None or _vigiando is None:
+        return False
+    globais = getattr(_funcao(_vigiando[0].funcao), "__globals__", None)
+    return quadro.f_globals is globais or quadro.f_globals.get("__name__") == "__main__"
+
+
+def _registrar_matricial(nome: str, quadro: Any) -> None:
+    if _vigiando is not None and _quadro_do_estudante(quadro):
+        _vigiando[0].matriciais.add(nome)
+
+
+def _vigiar_array(y: Any) -> Any:
+    if type(y) is np.ndarray:
+        return y.view(_Vigiado)
+    if isinstance(y, tuple):
+        return tuple(_vigiar_array(v) for v in y)
+    return y
+
+
+def _sem_vigia(y: Any) -> Any:
+    return y.view(np.ndarray) if isinstance(y, _Vigiado) else y
+
+
+class _Vigiado(np.ndarray):
+    """Um array do numpy que anota os produtos matriciais feitos com ele pelo código do estudante — ``@``,
+    ``q.__matmul__(k)``, ``operator.matmul``, ``np.matmul``, ``np.dot`` (mesmo por ``getattr(np, "d" + "ot")``),
+    ``q.dot(k)``, ``np.einsum``… —, seja qual for o nome pelo qual a função foi alcançada. Os resultados continuam
+    vigiados (``Q = X @ W_q`` também é). Só a API pública de subclasses do numpy (``__array_ufunc__``,
+    ``__array_function__``)."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *entradas: Any, **kwargs: Any) -> Any:
+        if ufunc in _UFUNCS_MATRICIAIS:
+            _registrar_matricial(ufunc.__name__, inspect.currentframe().f_back)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(_sem_vigia(o) for o in kwargs["out"])
+        return _vigiar_array(getattr(ufunc, method)(*(_sem_vigia(x) for x in entradas), **kwargs))
+
+    def __array_function__(self, func: Any, tipos: Any, args: Any, kwargs: Any) -> Any:
+        if func in _FUNCOES_MATRICIAIS:
+            _registrar_matricial(func.__name__, inspect.currentframe().f_back)
+        return super().__array_function__(func, tipos, args, kwargs)
+
+    def dot(self, *args: Any, **kwargs: Any) -> Any:
+        _registrar_matricial("dot", inspect.currentframe().f_back)
+        return _vigiar_array(np.ndarray.dot(_sem_vigia(self), *(_sem_vigia(a) for a in args), **kwargs))
+
+
+def _examinar(preparada: Callable[..., Any], original: Callable[..., Any], caso: Caso) -> _Exame:
+    """Roda ``preparada`` uma vez no ``caso`` (com arrays vigiados e um perfil do Python ligado) e anota o que o
+    código do estudante (``original`` e as funções dele) chamou: cada função de fora, **pelo objeto chamado** e
+    não pelo nome que ele usou (um apelido numa célula anterior, um valor padrão, um ``getattr``, uma função dele
+    que chama a proibida), e cada produto matricial. A resposta desta execução é jogada fora; uma exceção nela
+    só encurta o exame. Roda dentro do limite de tempo do corretor."""
+    global _vigiando
+    exame = _Exame(original)
+
+    def perfil(quadro: Any, evento: str, arg: Any) -> None:
+        if evento == "call" and _quadro_do_estudante(quadro.f_back) and not _quadro_do_estudante(quadro):
+            exame.chamadas.add(quadro.f_code.co_name)
+        elif evento == "c_call" and _quadro_do_estudante(quadro):
+            exame.chamadas.add(str(getattr(arg, "__name__", "")))
+
+    for vigiar in (True, False):  # sem os arrays vigiados, se o código do estudante não aceitar uma subclasse
+        entradas = copy.deepcopy(caso.entradas)
+        if vigiar:
+            entradas = {k: _vigiar_array(v) for k, v in entradas.items()}
+        args = [v for k, v in entradas.items() if k not in caso.nomeados]
+        kwargs = {k: v for k, v in entradas.items() if k in caso.nomeados}
+        antes, _vigiando = _vigiando, (exame, None)
+        try:
+            # o que ela imprime já apareceu na correção: esta execução extra não aparece na página
+            with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                warnings.simplefilter("ignore")
+                sys.setprofile(perfil)
+                try:
+                    preparada(*args, **kwargs)
+                finally:
+                    sys.setprofile(None)
+            return exame
+        except Exception:  # noqa: BLE001 - só o exame: a resposta já foi conferida
+            continue
+        finally:
+            _vigiando = antes
+    return exame
+
+
+def _regra_violada(ex: Exercicio, original: Callable[..., Any], preparada: Callable[..., Any]) -> Regra | None:
+    """A primeira regra do enunciado que a função quebra (``None`` se nenhuma), com o exame de uma execução dela à
+    disposição de :func:`usa_nomes` e :func:`usa_operador_matricial`."""
+    global _exame_atual
+    if not ex.regras:
+        return None
+    casos = list(ex.casos())
+    exame = _examinar(preparada, original, casos[0]) if casos else None
+    antes, _exame_atual = _exame_atual, exame
+    try:
+        return next((r for r in ex.regras if r.viola(original)), None)
+    finally:
+        _exame_atual = antes
+
+
+def _chamadas_de(fn: Callable[..., Any]) -> set[str]:
+    """Os nomes que o exame em curso viu ``fn`` chamar (vazio fora de uma correção, ou para outra função)."""
+    return _exame_atual.chamadas if _exame_atual is not None and _exame_atual.funcao is fn else set()
+
+
 def usa_nomes(fn: Callable[..., Any], nomes: set[str]) -> bool:
-    """``fn`` menciona algum destes nomes (uma função, um atributo: ``softmax`` pega ``attention.softmax``)?"""
-    return any(set(c.co_names) & nomes for c in _codigos(fn))
+    """``fn`` usa alguma função com um destes nomes (``softmax`` pega ``attention.softmax``)?
+
+    Sem rodar: nas funções que ``fn`` alcança (as do próprio estudante que ela chama, por closure ou valor padrão),
+    um nome mencionado, ou um objeto referenciado que **é** uma função com esse nome (``s = attention.softmax`` numa
+    célula anterior, ``def f(x, _s=attention.softmax)``). Durante uma correção, também o que ela chamou de fato numa
+    execução vigiada (``getattr(attention, "soft" + "max")``)."""
+    alcance = _alcance(fn)
+    if _nomes_mencionados(alcance) & nomes or _chamadas_de(fn) & nomes:
+        return True
+    estudante = alcance.funcoes[0].__globals__ if alcance.funcoes else None
+    for o in alcance.objetos:
+        g = _funcao(o)
+        if g is not None and _do_estudante(g, estudante):
+            continue
+        if getattr(o, "__name__", None) in nomes and not inspect.ismodule(o):
+            return True
+    # a própria pronta, passada direto ao corretor (check_softmax(attention.softmax))
+    return getattr(fn, "__name__", None) in nomes and str(getattr(fn, "__module__", "")).startswith(_BIBLIOTECAS)
+
+
+#: de onde vêm as funções prontas (uma função com o nome proibido vinda daqui é a pronta)
+_BIBLIOTECAS = ("helpers", "numpy", "scipy", "torch", "jax", "tensorflow", "operator")
 
 
 def usa_operador_matricial(fn: Callable[..., Any]) -> bool:
-    """``fn`` usa ``@`` (ou uma função que multiplica matrizes ou vetores pelo numpy)?"""
-    for c in _codigos(fn):
-        for i in dis.get_instructions(c):
-            if i.opname == "BINARY_MATRIX_MULTIPLY" or (i.opname.startswith("BINARY_OP") and i.argrepr in ("@", "@=")):
-                return True
-    return usa_nomes(fn, {"dot", "matmul", "inner", "vdot", "einsum", "tensordot"})
+    """``fn`` (ou uma função do estudante que ela alcança) usa ``@`` ou um produto matricial do numpy (``np.dot``,
+    ``np.matmul``, ``q.dot``, ``q.__matmul__``, ``operator.matmul``, ``np.einsum``…)? Durante uma correção, também
+    o que ela fez de fato numa execução com arrays vigiados (:class:`_Vigiado`)."""
+    if _exame_atual is not None and _exame_atual.funcao is fn and _exame_atual.matriciais:
+        return True
+    for f in _alcance(fn).funcoes:
+        for c in _codigos(f):
+            for i in dis.get_instructions(c):
+                if i.opname == "BINARY_MATRIX_MULTIPLY" or (i.opname.startswith("BINARY_OP") and i.argrepr in ("@", "@=")):
+                    return True
+    objetos = _alcance(fn).objetos
+    return (usa_nomes(fn, NOMES_MATRICIAIS)
+            or any(any(o is m for m in (*_UFUNCS_MATRICIAIS, *_FUNCOES_MATRICIAIS, operator.matmul)) for o in objetos)
+            or any(fn is m for m in (*_UFUNCS_MATRICIAIS, *_FUNCOES_MATRICIAIS, operator.matmul)))
 
 
 def tem_laco(fn: Callable[..., Any]) -> bool:
-    """``fn`` tem um laço de Python (``for``, ``while``, uma compreensão) ou um laço disfarçado
-    (``np.vectorize``, ``np.apply_along_axis``, ``map``)?"""
-    for c in _codigos(fn):
-        for i in dis.get_instructions(c):
-            # um laço é um salto para trás (while, for) ou um FOR_ITER (for, compreensões)
-            para_tras = "JUMP" in i.opname and isinstance(i.argval, int) and i.argval <= i.offset
-            if i.opname == "FOR_ITER" or para_tras:
-                return True
+    """``fn`` (ou uma função do estudante que ela chama) tem um laço de Python (``for``, ``while``, uma
+    compreensão), um laço disfarçado (``np.vectorize``, ``np.apply_along_axis``, ``map``) ou uma **recursão** (uma
+    função que chama a si mesma, direta ou indiretamente: é um laço escrito de outro jeito)?"""
+    alcance = _alcance(fn)
+    if alcance.recursiva:
+        return True
+    for f in alcance.funcoes:
+        for c in _codigos(f):
+            for i in dis.get_instructions(c):
+                # um laço é um salto para trás (while, for) ou um FOR_ITER (for, compreensões)
+                para_tras = "JUMP" in i.opname and isinstance(i.argval, int) and i.argval <= i.offset
+                if i.opname == "FOR_ITER" or para_tras:
+                    return True
     return usa_nomes(fn, {"vectorize", "apply_along_axis", "map", "fromiter"})
 
 
@@ -233,11 +502,6 @@ class _Pendente(Exception):
         self.devolveu_none = devolveu_none
 
 
-class _TempoEsgotado(BaseException):
-    """A função passou do limite de tempo. É ``BaseException``: um ``except Exception`` da função do estudante
-    não a engole (e, depois do limite, nem um ``except:`` — veja :func:`_com_limite`)."""
-
-
 @dataclass
 class _Falha:
     caso: Caso
@@ -248,39 +512,127 @@ class _Falha:
     invalida: str | None = None
 
 
+class _TempoEsgotado(BaseException):
+    """A função passou do limite de tempo. É ``BaseException``: um ``except Exception`` da função do estudante
+    não a engole. E, quando é criada na thread principal durante uma correção, ela liga a **insistência** (veja
+    :func:`_com_limite`): a partir dali cada linha que o código do estudante executar a levanta de novo, então
+    nem um ``except BaseException: continue`` a segura."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        if _fronteira is not None and threading.current_thread() is threading.main_thread():
+            _insistir_a_partir_de(inspect.currentframe())
+
+
+#: o quadro de :func:`_com_limite` durante uma correção na thread principal (daqui para cima é o corretor)
+_fronteira: Any = None
+
+
+def _insistir(_quadro: Any, evento: str, _arg: Any) -> Any:
+    # só nas linhas: levantar num evento de exceção desligaria o rastreamento
+    if evento == "line":
+        raise _TempoEsgotado
+    return _insistir
+
+
+def _insistir_a_partir_de(quadro: Any) -> None:
+    """Liga o rastreamento que levanta o fim do tempo em cada linha: nos quadros entre ``quadro`` e a fronteira
+    (o código do estudante que está rodando) e nos quadros novos (as funções que ele chamar)."""
+    while quadro is not None and quadro is not _fronteira:
+        quadro.f_trace = _insistir
+        quadro = quadro.f_back
+    sys.settrace(_insistir)
+
+
+def _lancar_na_thread(ident: int, excecao: type[BaseException]) -> None:
+    """Levanta ``excecao`` na thread ``ident`` assim que ela executar o próximo bytecode, pela função da API C do
+    Python ``PyThreadState_SetAsyncExc`` (documentada; só no CPython)."""
+    if _SET_ASYNC_EXC is not None:
+        _SET_ASYNC_EXC(ident, ctypes.py_object(excecao))
+
+
+def _prototipo_set_async_exc() -> Any:
+    api = getattr(ctypes, "pythonapi", None)
+    if api is None:
+        return None
+    prototipo = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)
+    return prototipo(("PyThreadState_SetAsyncExc", api))
+
+
+#: ``PyThreadState_SetAsyncExc(id, exc)``, com os tipos dos argumentos declarados
+_SET_ASYNC_EXC = _prototipo_set_async_exc()
+
+
+def _nada() -> None:
+    """Uma chamada vazia: ao entrar numa função, o Python entrega uma exceção lançada de outra thread que ainda
+    não tinha chegado."""
+
+
+#: a folga do vigia: se o alarme não interrompeu a função até limite + folga, alguém o desligou
+FOLGA_DO_VIGIA = 0.5
+
+
+def _vigiar(ident: int, terminou: threading.Event, trava: threading.Lock, espera: float) -> None:
+    """O vigia, numa thread à parte: se a chamada não terminou em ``espera`` segundos (a função do estudante
+    desligou o alarme, ignorou o SIGALRM ou trocou o tratador), levanta o fim do tempo na thread principal a
+    cada 50 ms até ela sair. A trava garante que nada é lançado depois que a chamada terminou."""
+    if terminou.wait(espera):
+        return
+    while True:
+        with trava:
+            if terminou.is_set():
+                return
+            _lancar_na_thread(ident, _TempoEsgotado)
+        if terminou.wait(0.05):
+            return
+
+
 def _com_limite(fn: Callable[[], Any], limite: float) -> Any:
     """``fn()``, interrompida depois de ``limite`` segundos.
 
-    Na thread principal (JupyterLab, Voilà, nbval, pytest) um alarme do sistema interrompe até um laço
-    infinito de Python. E insiste: a partir do alarme, cada linha que a função do estudante executa levanta o
-    fim do tempo de novo, então nem um ``while True: try: … except: continue`` prende o corretor. Onde não há
-    alarme (Windows, outra thread), a função roda numa thread à parte e o corretor para de esperar por ela.
+    Na thread principal (JupyterLab, Voilà, nbval, pytest), duas camadas:
+
+    1. um alarme do sistema (``SIGALRM``, repetido a cada 50 ms) interrompe até um laço infinito ou um
+       ``time.sleep``. E insiste: a partir do fim do tempo, cada linha que a função do estudante executa levanta o
+       fim do tempo de novo (rastreamento com ``sys.settrace``), então nem um ``while True: try: … except
+       BaseException: continue`` prende o corretor;
+    2. um vigia numa thread à parte, para quem desliga o alarme (``signal.setitimer(signal.ITIMER_REAL, 0)``,
+       ``signal.alarm(0)``) ou o ignora (``signal.signal(signal.SIGALRM, signal.SIG_IGN)``): se a função ainda roda
+       ``FOLGA_DO_VIGIA`` segundos depois do limite, ele levanta o fim do tempo na thread principal (a cada 50 ms,
+       com a mesma insistência). O que o vigia não interrompe: uma única chamada em C que não volta ao Python
+       (um ``time.sleep`` de horas depois de desligar o alarme) só é interrompida quando volta.
+
+    Ao sair, o alarme, o tratador do sinal, o rastreamento e o vigia voltam ao que eram: o kernel continua
+    usável. Onde não há alarme (Windows, outra thread), a função roda numa thread à parte e o corretor para de
+    esperar por ela no limite.
     """
+    global _fronteira
     if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
-        fronteira = inspect.currentframe()  # daqui para cima é o corretor; para baixo, a função do estudante
-
-        def _insistir(_quadro: Any, evento: str, _arg: Any) -> Any:
-            # só nas linhas: levantar num evento de exceção desligaria o rastreamento
-            if evento == "line":
-                raise _TempoEsgotado
-            return _insistir
-
-        def _alarme(_sinal: int, quadro: Any) -> None:
-            while quadro is not None and quadro is not fronteira:
-                quadro.f_trace = _insistir
-                quadro = quadro.f_back
-            sys.settrace(_insistir)  # e também os quadros novos (as funções que ela chamar)
-            raise _TempoEsgotado
-
-        anterior = signal.signal(signal.SIGALRM, _alarme)
-        # o alarme se repete: se um `except` aninhado segurar um fim de tempo, o próximo religa a insistência
+        ident, terminou, trava = threading.get_ident(), threading.Event(), threading.Lock()
+        antes = _fronteira
+        anterior = signal.signal(signal.SIGALRM, lambda _sinal, _quadro: _levantar_fim_do_tempo())
+        _fronteira = inspect.currentframe()
+        vigia = threading.Thread(target=_vigiar, args=(ident, terminou, trava, limite + FOLGA_DO_VIGIA),
+                                 daemon=True)
+        vigia.start()
         signal.setitimer(signal.ITIMER_REAL, limite, 0.05)
         try:
             return fn()
         finally:
-            sys.settrace(None)
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, anterior)
+            # um alarme (ou o vigia) pode chegar no meio da arrumação: ela recomeça até terminar. A primeira coisa
+            # é desligar o rastreamento, antes de chamar qualquer função em Python.
+            while True:
+                try:
+                    sys.settrace(None)
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    with trava:
+                        terminou.set()  # daqui em diante o vigia não lança mais nada
+                    _nada()  # e o que ele lançou antes chega aqui, dentro deste try
+                    signal.signal(signal.SIGALRM, anterior)
+                    _fronteira = antes
+                    break
+                except _TempoEsgotado:
+                    continue
     resultado: dict[str, Any] = {}
 
     def alvo() -> None:
@@ -299,11 +651,15 @@ def _com_limite(fn: Callable[[], Any], limite: float) -> Any:
     return resultado.get("valor")
 
 
+def _levantar_fim_do_tempo() -> None:
+    raise _TempoEsgotado
+
+
 def _iguais(a: Any, b: Any) -> bool:
     """Duas entradas são iguais (arrays pelo conteúdo, com NaN igual a NaN; listas e dicionários por item)?"""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
-                and a.dtype == b.dtype and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")))
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+                and iguais(a, b, nan_igual=True))
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return type(a) is type(b) and len(a) == len(b) and all(_iguais(x, y) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -314,22 +670,32 @@ def _iguais(a: Any, b: Any) -> bool:
         return True
 
 
-def _chamar(fn: Callable[..., Any], caso: Caso, limite: float, recebidas: dict[str, Any] | None = None) -> Any:
+def _rodar(fn: Callable[..., Any], caso: Caso, protegidas: Sequence[str]) -> tuple[Any, list[str]]:
+    """Roda ``fn`` no caso (com cópias das entradas) e devolve a resposta já lida como dados simples
+    (:func:`~helpers.respostas.em_dados`) e as entradas que ela mudou no lugar. Tudo o que roda código do estudante
+    — a chamada, a leitura da resposta, a comparação das entradas que ele tocou — acontece aqui, dentro do limite."""
     entradas = copy.deepcopy(caso.entradas)  # a função do estudante não estraga os nossos casos
-    if recebidas is not None:
-        recebidas.update(entradas)  # o que ela recebeu (e talvez mudou no lugar)
     args = [v for k, v in entradas.items() if k not in caso.nomeados]
     kwargs = {k: v for k, v in entradas.items() if k in caso.nomeados}
+    resultado = fn(*args, **kwargs)
+    if resultado is None:
+        return None, []
+    bruta = em_dados(resultado)
+    mudadas = [k for k in caso.entradas if k in protegidas and not _iguais(entradas[k], caso.entradas[k])]
+    return bruta, mudadas
+
+
+def _chamar(fn: Callable[..., Any], caso: Caso, limite: float, protegidas: Sequence[str] = ()) -> tuple[Any, list[str]]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # overflow em exp vira resultado (NaN), não aviso
             with np.errstate(all="ignore"):
-                resultado = _com_limite(lambda: fn(*args, **kwargs), limite)
+                bruta, mudadas = _com_limite(lambda: _rodar(fn, caso, protegidas), limite)
     except NotImplementedError as exc:
         raise _Pendente(False) from exc
-    if resultado is None:
+    if bruta is None:
         raise _Pendente(True)
-    return resultado
+    return bruta, mudadas
 
 
 # ---------------------------------------------------------------------------------------------
@@ -460,9 +826,9 @@ def _corrigir(ex: Exercicio, fn: Any) -> Veredito:
     falhas: list[_Falha] = []
     for caso in ex.casos():
         certo = ex.formato.normalizar(ex.certo(**copy.deepcopy(caso.entradas)))
-        recebidas: dict[str, Any] = {}
+        protegidas = [k for k in caso.entradas if k not in ex.entradas_que_mudam]
         try:
-            bruta = _chamar(fn, caso, ex.tempo_limite, recebidas)
+            bruta, mudadas = _chamar(fn, caso, ex.tempo_limite, protegidas)
         except _Pendente as p:
             motivo = ("devolveu None: ela ainda não foi implementada, ou faltou o `return` no fim" if p.devolveu_none
                       else "ainda não foi implementada")
@@ -472,11 +838,17 @@ def _corrigir(ex: Exercicio, fn: Any) -> Veredito:
             return Veredito(False, f"{ERRO} `{nome}` passou de {ex.tempo_limite:g} s sem responder "
                                    f"{caso.descricao} e foi interrompida. Procure um laço que nunca termina (um "
                                    "while cuja condição nunca muda?) ou uma conta enorme por engano.", "tempo")
+        except RecursionError as exc:
+            return Veredito(False, f"{ERRO} `{nome}` levantou RecursionError {caso.descricao}: {exc}. Uma função "
+                                   "que chama a si mesma (direta ou indiretamente) sem parar: falta o caso que "
+                                   "termina a recursão? Aqui um laço, ou uma conta com arrays inteiros, resolve "
+                                   "sem recursão.", "recursão")
+        except LeituraFalhou as exc:
+            falhas.append(_Falha(caso, certo, invalida=exc.mensagem()))
+            continue
         except Exception as exc:  # noqa: BLE001 - o erro é do estudante e vira explicação
             falhas.append(_Falha(caso, certo, excecao=exc))
             continue
-        mudadas = [k for k in caso.entradas if k not in ex.entradas_que_mudam and k in recebidas
-                   and not _iguais(recebidas[k], caso.entradas[k])]
         if mudadas:
             quais = ", ".join(f"`{k}`" for k in mudadas)
             return Veredito(False, f"{ERRO} `{nome}` mudou no lugar a entrada {quais} que recebeu "
@@ -497,10 +869,13 @@ def _corrigir(ex: Exercicio, fn: Any) -> Veredito:
             falhas.append(falha)
     if falhas:
         return _diagnosticar(ex, falhas, nome)
-    for regra in ex.regras:
-        if regra.viola(original):
-            return Veredito(False, f"{ERRO} As respostas estão certas, mas o enunciado pede outro caminho: "
-                                   f"{regra.explicacao}", regra.nome)
+    try:
+        violada = _com_limite(lambda: _regra_violada(ex, original, fn), ex.tempo_limite)
+    except _TempoEsgotado:
+        violada = None  # a função já respondeu a tempo a todos os casos; só o exame dela passou do limite
+    if violada is not None:
+        return Veredito(False, f"{ERRO} As respostas estão certas, mas o enunciado pede outro caminho: "
+                               f"{violada.explicacao}", violada.nome)
     return Veredito(True, f"{OK} {ex.acerto() if callable(ex.acerto) else ex.acerto}")
 
 
@@ -579,7 +954,13 @@ def corrigir_previsao(prev: Previsao, previsao: Any) -> Veredito:
             return Veredito(False, f"{PENDENTE} Escreva a sua previsão na célula acima e rode esta célula de novo: a "
                                    "resposta aparece aqui, depois que você se comprometer com um número.", "pendente")
         try:
-            valor = prev.formato.normalizar(previsao)
+            # um objeto do estudante (com __float__ ou __array__) é lido aqui, dentro de um limite de tempo
+            valor = prev.formato.normalizar(_com_limite(lambda: em_dados(previsao), TEMPO_PARA_LER))
+        except _TempoEsgotado:
+            return Veredito(False, f"{ERRO} Ler a sua previsão passou de {TEMPO_PARA_LER:g} s e foi interrompido: "
+                                   "ela é um objeto cujo código não termina. Escreva um número, como 0,5 ou 3.", "tempo")
+        except LeituraFalhou as exc:
+            return Veredito(False, f"{ERRO} {_maiuscula(exc.mensagem())}. Escreva a previsão de novo.", "tipo")
         except RespostaInvalida as r:
             # sem revelar: um erro de digitação não pode custar a previsão
             return Veredito(False, f"{ERRO} {_maiuscula(str(r))}. Escreva a previsão de novo.", "tipo")

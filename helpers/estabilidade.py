@@ -27,7 +27,7 @@ import numpy as np
 
 from .corretor import Caso, Erro, RespostaInvalida, SaidaOuPar
 from .formato import vetor
-from .respostas import DuasLeituras, leitura_para
+from .respostas import DuasLeituras, leitura_para, perto
 
 
 def softmax_sem_maximo(x: np.ndarray) -> np.ndarray:
@@ -148,7 +148,7 @@ class SaidaComLinhasLivres(SaidaOuPar):
         if va.shape != vb.shape:
             return False
         presas = ~(la | lb)
-        if not np.allclose(va[presas], vb[presas], rtol=self.tol, atol=self.tol, equal_nan=True):
+        if not perto(va[presas], vb[presas], rtol=self.tol, atol=self.tol):
             return False
         return bool(np.all(np.isfinite(va[lb & ~la])) and np.all(np.isfinite(vb[la & ~lb])))
 
@@ -204,7 +204,7 @@ def erro_nan_na_linha_mascarada(quem: str = "uma query **sem nenhuma key permiti
             return False
         ruins = ~np.isfinite(v)
         return (v.shape == certo.valor.shape and bool(ruins.any()) and not bool((ruins & ~certo.livres).any())
-                and bool(np.allclose(v[~certo.livres], certo.valor[~certo.livres], rtol=1e-6, atol=1e-6)))
+                and perto(v[~certo.livres], certo.valor[~certo.livres], rtol=1e-6, atol=1e-6))
 
     return Erro("NaN na linha toda mascarada",
                 f"Quase tudo certo: só a saída de {quem} saiu NaN. Com todos os escores da linha em -inf, o máximo da linha também é -inf, e -inf − (-inf) = NaN (ou a "
@@ -241,8 +241,10 @@ def normalizou_pelo_array_inteiro(y: Any, certo: Any, _caso: Caso) -> bool:
     if not vivas.any():
         return False
     with np.errstate(all="ignore"):
-        proporcionais = bool(np.allclose((arr / somas)[vivas], certo[vivas], rtol=1e-5, atol=1e-8))
-    return proporcionais and bool(np.isclose(arr.sum(), 1.0, rtol=1e-5)) and not np.allclose(somas, 1.0, rtol=1e-5)
+        proporcionais = perto((arr / somas)[vivas], certo[vivas], rtol=1e-5, atol=1e-8, nan_igual=False)
+    um = np.ones_like(somas)
+    return (proporcionais and perto(arr.sum(), 1.0, rtol=1e-5, atol=1e-8, nan_igual=False)
+            and not perto(somas, um, rtol=1e-5, atol=1e-8, nan_igual=False))
 
 
 # --- o keepdims esquecido e a softmax pronta ------------------------------------------------------
@@ -267,7 +269,7 @@ def esqueceu_keepdims(escores_de: Callable[..., np.ndarray]) -> Callable[[Any, A
 
     def quando(y: Any, certo: Any, caso: Caso) -> bool:
         arr = np.asarray(y, dtype=float)
-        return any(arr.shape == v.shape and np.allclose(arr, v, rtol=1e-6, atol=1e-9)
+        return any(perto(arr, v, rtol=1e-6, atol=1e-9, nan_igual=False)
                    for v in sem_keepdims(np.asarray(escores_de(**caso.entradas), dtype=float)))
 
     return quando

@@ -11,15 +11,16 @@ from __future__ import annotations
 import inspect
 import math
 import re
+import types
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .formato import milhares, vetor
 
-__all__ = ["ler_numero", "NumeroEscrito", "tupla_da_virgula", "tolerancia_de", "casas_escritas", "bate_na_precisao", "RespostaInvalida", "Formato", "Array", "Numero", "NumeroDe", "Bytes", "Mascara", "Sequencia", "SaidaOuPar", "DuasLeituras", "leitura_para",
+__all__ = ["em_dados", "LeituraFalhou", "perto", "iguais", "ler_numero", "NumeroEscrito", "tupla_da_virgula", "tolerancia_de", "casas_escritas", "bate_na_precisao", "RespostaInvalida", "Formato", "Array", "Numero", "NumeroDe", "Bytes", "Mascara", "Sequencia", "SaidaOuPar", "DuasLeituras", "leitura_para",
            "Texto", "NumeroAproximado", "NumeroDeCabeca"]
 
 
@@ -71,23 +72,40 @@ class NumeroEscrito:
     unidade: str
 
 
-def ler_numero(texto: str) -> NumeroEscrito | None:
-    """Lê um número escrito por uma pessoa, à brasileira ou não: ``"0,576"`` e ``"0.576"`` → 0,576;
-    ``"4 160"``, ``"12.800.000"`` e ``"1.024,5"`` (milhares com espaço, ou com ponto quando há vários grupos
-    ou uma vírgula decimal); ``"128 KiB"`` → 128 com a unidade ``"KiB"``. ``None`` se não for um número.
+#: como se escreve o infinito numa caixa: "∞", "inf", "infinito" (com sinal, se for o caso)
+_INFINITOS = {"∞", "inf", "infinito", "infinity", "infinita"}
 
-    ``"4.160"`` é ambíguo (4160 com ponto de milhar, ou 4,16 com ponto decimal): levanta
-    :class:`RespostaInvalida` com a pergunta, sem adivinhar.
+
+def ler_numero(texto: str) -> NumeroEscrito | None:
+    """Lê um número escrito por uma pessoa, à brasileira ou não. As regras (uma só para as caixas de previsão, o
+    quiz e os formatos):
+
+    - vírgula ou ponto decimal: ``"0,576"`` e ``"0.576"`` → 0,576; o sinal de menos tipográfico vale (``"−0,5"``);
+    - milhares com espaço (``"4 160"``, ``"131 072"``), ou com ponto quando há vários grupos ou uma vírgula decimal
+      (``"12.800.000"``, ``"1.024,5"``). ``"4.160"`` é ambíguo (4160 com ponto de milhar, ou 4,16 com ponto
+      decimal): levanta :class:`RespostaInvalida` com a pergunta, sem adivinhar;
+    - um **percentual é lido como a fração que ele é**: ``"58%"`` e ``"58 %"`` → 0,58, ``"100%"`` → 1 (com duas
+      casas a mais: ``"57,6%"`` tem três);
+    - ``"∞"``, ``"inf"`` e ``"infinito"`` (com ``-`` na frente, o negativo) → infinito;
+    - uma unidade depois do número fica em ``unidade`` (``"128 KiB"`` → 128 e ``"KiB"``; ``"16 tokens"``): quem
+      pediu a unidade a confere.
+
+    ``None`` se não for um número.
     """
-    m = _TEXTO_NUMERICO.match(texto.replace("\u2212", "-"))  # o sinal de menos tipográfico (copiado da página)
+    limpo = texto.strip().replace("\u2212", "-")  # o sinal de menos tipográfico (copiado da página)
+    sem_sinal = limpo.lstrip("+-").strip().lower()
+    if sem_sinal in _INFINITOS:
+        return NumeroEscrito(-math.inf if limpo.startswith("-") else math.inf, 0, "")
+    m = _TEXTO_NUMERICO.match(limpo)
     if not m:
         return None
     numero, unidade = re.sub(r"[\s\u00a0\u202f]", "", m.group(1)), (m.group(2) or "").strip()
     if _PONTO_AMBIGUO.match(numero):
-        inteiro, fracao = numero.split(".")
-        raise RespostaInvalida(f"«{m.group(1).strip()}» pode ser {inteiro}{fracao} (ponto de milhar) ou "
-                               f"{inteiro},{fracao.rstrip('0') or '0'} (ponto decimal): escreva {inteiro}{fracao} ou "
-                               f"{inteiro},{fracao.rstrip('0') or '0'}")
+        inteiro, fracao = numero.lstrip("+-").split(".")
+        sinal = "-" if numero.startswith("-") else ""
+        raise RespostaInvalida(f"«{m.group(1).strip()}» pode ser {sinal}{inteiro}{fracao} (ponto de milhar) ou "
+                               f"{sinal}{inteiro},{fracao.rstrip('0') or '0'} (ponto decimal): escreva "
+                               f"{sinal}{inteiro}{fracao} ou {sinal}{inteiro},{fracao.rstrip('0') or '0'}")
     if "," in numero and "." in numero:
         decimal = "," if numero.rfind(",") > numero.rfind(".") else "."
         numero = numero.replace("." if decimal == "," else ",", "").replace(",", ".")
@@ -102,6 +120,8 @@ def ler_numero(texto: str) -> NumeroEscrito | None:
     except ValueError:
         return None
     casas = len(numero.split(".", 1)[1]) if "." in numero else 0
+    if unidade == "%":
+        return NumeroEscrito(round(valor / 100, casas + 2), casas + 2, "")
     return NumeroEscrito(valor, casas, unidade)
 
 
@@ -116,8 +136,133 @@ def tupla_da_virgula(y: Any) -> str | None:
     return None
 
 
+
+# --- a resposta crua, lida uma vez só (dentro do limite de tempo) ----------------------------------------------
+# As comparações do corretor usam funções guardadas na importação e a aritmética dos próprios arrays: uma célula
+# que troca np.allclose (np.allclose = lambda *a, **k: True) não muda o que o corretor aceita.
+_asarray, _array, _empty, _ndenumerate = np.asarray, np.array, np.empty, np.ndenumerate
+_errstate = np.errstate
+
+
+def perto(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-6, nan_igual: bool = True) -> bool:
+    """``a`` e ``b`` (arrays de números da mesma forma) são iguais até ``atol + rtol·|b|`` em cada entrada? Infinitos
+    de mesmo sinal são iguais; NaN é igual a NaN se ``nan_igual``. A conta é feita só com os operadores dos arrays
+    (nada que uma célula possa trocar); formas diferentes → ``False``."""
+    a, b = _asarray(a, dtype=float), _asarray(b, dtype=float)
+    if a.shape != b.shape:
+        return False
+    with _errstate(all="ignore"):
+        finitos = ((a - a) == 0) & ((b - b) == 0)  # inf − inf é NaN: um infinito só é igual a ele mesmo
+        ok = (a == b) | (finitos & ((a - b).__abs__() <= atol + rtol * b.__abs__()))
+        if nan_igual:
+            ok = ok | ((a != a) & (b != b))
+    return bool(ok.all())
+
+
+def iguais(a: Any, b: Any, nan_igual: bool = False) -> bool:
+    """``a`` e ``b`` (arrays) têm a mesma forma e as mesmas entradas, exatamente (o ``np.array_equal`` do corretor)."""
+    a, b = _asarray(a), _asarray(b)
+    if a.shape != b.shape:
+        return False
+    with _errstate(all="ignore"):
+        ok = a == b
+        if nan_igual and a.dtype.kind in "fc" and b.dtype.kind in "fc":
+            ok = ok | ((a != a) & (b != b))
+    return bool(_asarray(ok).all())
+
+
+class LeituraFalhou(Exception):
+    """Ler a resposta do estudante rodou código dele (o ``__array__``, o ``__float__`` de um objeto que ele
+    devolveu) e esse código levantou uma exceção: o erro é dele, e a mensagem diz onde."""
+
+    def __init__(self, tipo: str, excecao: BaseException):
+        super().__init__(f"{tipo}: {type(excecao).__name__}: {excecao}")
+        self.tipo, self.excecao = tipo, excecao
+
+    def mensagem(self) -> str:
+        if isinstance(self.excecao, RecursionError):
+            return (f"a resposta ({self.tipo}) tem listas dentro de listas demais para ler (RecursionError): "
+                    "devolva um array, ou uma lista de números")
+        return (f"a resposta é um objeto {self.tipo}, e lê-lo como números rodou o código dele, que levantou "
+                f"{type(self.excecao).__name__}: {self.excecao}. Devolva um array do numpy (ou uma lista de números)")
+
+
+_TIPOS_SIMPLES = (bool, int, float, complex, str, bytes, type(None))
+#: respostas que não se leem como números, mas que os formatos recusam sem rodar código do estudante
+_TIPOS_RECUSADOS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.GeneratorType,
+                    types.ModuleType, type)
+
+
+def em_dados(y: Any) -> Any:
+    """A resposta crua do estudante como **dados simples**: arrays do numpy, números, textos, listas, tuplas e
+    dicionários deles — sem nenhum objeto cujo método o estudante escreveu. É aqui (dentro do limite de tempo do
+    corretor) que roda o ``__array__`` ou o ``__float__`` de um objeto que ele devolveu; depois disso, ler, comparar
+    e mostrar a resposta não roda mais código dele. Uma subclasse (de ``list``, ``tuple``, ``float``, ``str``,
+    ``np.ndarray``) vira a classe de base. Levanta :class:`LeituraFalhou` se o código do estudante levantar algo.
+    """
+    tipo = type(y)
+    if tipo in _TIPOS_SIMPLES or (isinstance(y, np.generic) and tipo.__module__ == "numpy"):
+        return y
+    try:
+        if isinstance(y, np.ndarray):
+            arr = _array(y, subok=False, copy=True)
+            if arr.dtype != object:
+                return arr
+            saida = _empty(arr.shape, dtype=object)
+            for i, v in _ndenumerate(arr):
+                saida[i] = em_dados(v)
+            return saida
+        if isinstance(y, (list, tuple)):
+            itens = [em_dados(v) for v in (tuple.__iter__(y) if isinstance(y, tuple) else list.__iter__(y))]
+            return tuple(itens) if isinstance(y, tuple) else itens
+        if isinstance(y, dict):
+            return {em_dados(k): em_dados(v) for k, v in dict.items(y)}
+        if isinstance(y, (set, frozenset)):
+            return {em_dados(v) for v in (set.__iter__(y) if isinstance(y, set) else frozenset.__iter__(y))}
+        for base, ler in ((bool, bool.__bool__), (int, int.__int__), (float, float.__float__),
+                          (complex, lambda v: complex.__add__(v, 0j)), (str, str.__str__), (bytes, bytes.__bytes__)):
+            if isinstance(y, base):
+                return ler(y)
+        if isinstance(y, _TIPOS_RECUSADOS) or str(getattr(tipo, "__module__", "")).startswith("helpers."):
+            return y  # recusado sem rodar nada, ou um objeto do próprio corretor (o que um `preparar` devolve)
+        arr = _asarray(y)  # um objeto do estudante: __array__, __array_interface__ ou uma sequência
+        if arr.dtype == object and arr.shape == ():
+            arr = _asarray(y, dtype=float)  # __float__, ou um TypeError que diz que não é número
+        return em_dados(arr)
+    except LeituraFalhou:
+        raise
+    except (TypeError, ValueError) as exc:
+        if _escrito_pelo_estudante(type(exc), exc):
+            raise LeituraFalhou(tipo.__name__, exc) from exc
+        return _Opaco(tipo.__name__)
+    except Exception as exc:  # noqa: BLE001 - o código do estudante quebrou ao ser lido: o erro é dele
+        raise LeituraFalhou(tipo.__name__, exc) from exc
+
+
+def _escrito_pelo_estudante(_tipo: type, exc: BaseException) -> bool:
+    """A exceção saiu de código Python escrito fora do numpy (o ``__array__`` do estudante), não do próprio numpy
+    dizendo que o objeto não é número?"""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    modulo = str(tb.tb_frame.f_globals.get("__name__", ""))
+    return tb.tb_frame.f_code is not em_dados.__code__ and not modulo.startswith("numpy")
+
+
+@dataclass(frozen=True)
+class _Opaco:
+    """Um objeto do estudante que não se lê como número (nem array, nem ``__float__``): fica só o nome do tipo."""
+
+    tipo: str
+
+    def __repr__(self) -> str:
+        return f"<um objeto {self.tipo}>"
+
+
 def _tipo(y: Any) -> str:
-    return type(y).__name__
+    return y.tipo if isinstance(y, _Opaco) else type(y).__name__
 
 
 class Formato:
@@ -166,7 +311,7 @@ class Array(Formato):
         return arr
 
     def igual(self, a: np.ndarray, b: np.ndarray) -> bool:
-        return a.shape == b.shape and bool(np.allclose(a, b, rtol=self.tol, atol=self.tol, equal_nan=True))
+        return perto(a, b, rtol=self.tol, atol=self.tol)
 
     def mostrar(self, x: np.ndarray) -> str:
         return vetor(x)
@@ -179,8 +324,9 @@ class Array(Formato):
 class Numero(Formato):
     """Um número só: ``int``, ``float``, um escalar do numpy ou um array de forma ``()``."""
 
-    rel: float = 1e-9
-    abs: float = 1e-12
+    # só por nome (Numero(rel=…)): assim o primeiro argumento de NumeroAproximado(3) é ``casas``, como se lê
+    rel: float = field(default=1e-9, kw_only=True)
+    abs: float = field(default=1e-12, kw_only=True)
 
     def normalizar(self, y: Any) -> float:
         if isinstance(y, bool):
@@ -193,7 +339,11 @@ class Numero(Formato):
         return float(arr)
 
     def igual(self, a: float, b: float) -> bool:
-        return math.isclose(a, b, rel_tol=self.rel, abs_tol=self.abs)
+        # a conta à mão (não math.isclose, que uma célula pode trocar); infinitos de mesmo sinal são iguais
+        if a == b:
+            return True
+        diferenca = a - b if a >= b else b - a
+        return diferenca <= max(self.rel * max(a if a >= 0 else -a, b if b >= 0 else -b), self.abs)
 
     def mostrar(self, x: float) -> str:
         """Para a frase do corretor, com vírgula decimal (``3.85`` → ``"3,85"``)."""
@@ -249,14 +399,14 @@ class Mascara(Formato):
             raise RespostaInvalida(f"não consegui ler a resposta ({_tipo(y)}) como um array ({exc})") from exc
         if arr.dtype == np.bool_:
             return arr
-        if arr.dtype.kind in "iuf" and np.isin(arr, (0, 1)).all():
+        if arr.dtype.kind in "iuf" and bool(((arr == 0) | (arr == 1)).all()):
             return arr.astype(bool)
         valores = np.unique(arr)[:5] if arr.dtype.kind in "biuf" else "não numéricos"
         raise RespostaInvalida(f"a máscara deveria ser booleana (True/False); veio um array de dtype {arr.dtype} "
                                f"com valores {valores}")
 
     def igual(self, a: np.ndarray, b: np.ndarray) -> bool:
-        return a.shape == b.shape and bool(np.array_equal(a, b))
+        return iguais(a, b)
 
     def mostrar(self, x: np.ndarray) -> str:
         return str(np.asarray(x).astype(int))
@@ -363,21 +513,42 @@ class NumeroAproximado(Numero):
     escreve mais casas que as pedidas responde por elas — :func:`bate_na_precisao`.)"""
 
     casas: int = 2
+    #: a unidade pedida (``"tokens"``, ``"MiB"``): "16 tokens" vale 16; outra unidade é nomeada, não convertida
+    unidade: str = ""
 
     def normalizar(self, y: Any) -> float:
         if isinstance(y, str):  # um número digitado (numa caixa de previsão, entre aspas): o leitor da coleção
             lido = ler_numero(y)
-            if lido is None or lido.unidade:
-                raise RespostaInvalida(f"a resposta é um número (como 0,5 ou 3); veio {y!r}")
+            if lido is None:
+                exemplo = f"16 ou 16 {self.unidade}" if self.unidade else "0,5 ou 3"
+                raise RespostaInvalida(f"a resposta é um número (como {exemplo}); veio {y!r}")
+            if lido.unidade and not _mesma_unidade(lido.unidade, self.unidade):
+                if self.unidade:
+                    raise RespostaInvalida(f"a pergunta pede o número em {self.unidade}, e veio em {lido.unidade} "
+                                           f"({y.strip()!r}); o corretor não converte: escreva o número em "
+                                           f"{self.unidade}")
+                raise RespostaInvalida(f"a resposta é só um número, sem unidade; veio {y.strip()!r}, com "
+                                       f"{lido.unidade!r}")
             y = lido.valor
         return super().normalizar(y)
 
     def igual(self, a: float, b: float) -> bool:
-        return abs(a - b) <= tolerancia_de(self.casas)
+        return a == b or abs(a - b) <= tolerancia_de(self.casas)  # a == b: ∞ com ∞
 
     def mostrar(self, x: float) -> str:
         """Com uma casa a mais que a precisão pedida e vírgula decimal (``0.4555`` com 2 casas → ``"0,456"``)."""
+        if math.isinf(x):
+            return "∞" if x > 0 else "−∞"
         return (f"{x:.{self.casas + 1}f}".rstrip("0").rstrip(".") or "0").replace(".", ",")
+
+
+def _mesma_unidade(escrita: str, pedida: str) -> bool:
+    """``"token"`` vale ``"tokens"``; maiúsculas não importam, menos em bytes (``"MiB"`` ≠ ``"Mib"``, que é bit)."""
+    if not pedida:
+        return False
+    if pedida.endswith("B") or escrita.endswith(("B", "b")):
+        return escrita == pedida
+    return escrita.lower().rstrip("s") == pedida.lower().rstrip("s")
 
 
 @dataclass(frozen=True)

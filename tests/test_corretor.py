@@ -1,5 +1,7 @@
 """A base dos corretores: o laço, os formatos, os erros clássicos e as respostas que não podem derrubar nada."""
 
+import math
+import re
 import time
 
 import numpy as np
@@ -12,6 +14,7 @@ from helpers.corretor import (
     Exercicio,
     Mascara,
     Numero,
+    NumeroAproximado,
     SaidaOuPar,
     Sequencia,
     conferir,
@@ -293,3 +296,138 @@ def test_a_classic_mistake_that_crashes_can_be_named_by_its_exception():
     v = corrigir(ex, lambda x: math.tanh(x).sum())
     assert v.erro == "math.tanh num vetor" and "np.tanh" in v.mensagem and "TypeError" in v.mensagem, v.mensagem
     assert corrigir(ex, lambda x: 1 / 0).erro == "excecao"  # outra exceção continua genérica
+
+
+# --- o leitor de números: uma regra só, linha a linha --------------------------------------------------------
+
+LEITURAS = [
+    # (o que o estudante digita, (valor, casas, unidade) esperado)
+    ("0,576", (0.576, 3, "")),
+    ("0.576", (0.576, 3, "")),
+    ("4 160", (4160.0, 0, "")),
+    ("131 072", (131072.0, 0, "")),
+    ("12.800.000", (12800000.0, 0, "")),
+    ("1.024,5", (1024.5, 1, "")),
+    ("58%", (0.58, 2, "")),
+    ("58 %", (0.58, 2, "")),
+    ("100%", (1.0, 2, "")),
+    ("57,6%", (0.576, 3, "")),
+    ("∞", (math.inf, 0, "")),
+    ("infinito", (math.inf, 0, "")),
+    ("inf", (math.inf, 0, "")),
+    ("−∞", (-math.inf, 0, "")),
+    ("16 tokens", (16.0, 0, "tokens")),
+    ("128 MiB", (128.0, 0, "MiB")),
+    ("−0,5", (-0.5, 1, "")),
+    ("- 3", (-3.0, 0, "")),
+]
+
+
+@pytest.mark.parametrize(("texto", "esperado"), LEITURAS, ids=[t for t, _ in LEITURAS])
+def test_the_number_reader(texto, esperado):
+    from helpers.respostas import ler_numero
+    lido = ler_numero(texto)
+    assert (lido.valor, lido.casas, lido.unidade) == esperado
+
+
+@pytest.mark.parametrize(("texto", "pergunta"), [("4.160", "4160 (ponto de milhar) ou 4,16"),
+                                                 ("−1.500", "-1500 (ponto de milhar) ou -1,5")])
+def test_an_ambiguous_point_gets_a_question_not_a_guess(texto, pergunta):
+    from helpers.respostas import RespostaInvalida, ler_numero
+    with pytest.raises(RespostaInvalida, match=re.escape(pergunta)):
+        ler_numero(texto)
+
+
+def test_not_a_number():
+    from helpers.respostas import ler_numero
+    assert ler_numero("k2") is None and ler_numero("muito") is None and ler_numero("1.2.3") is None
+
+
+def test_a_unit_is_checked_where_asked_and_named_otherwise():
+    from helpers.respostas import RespostaInvalida
+    f = NumeroAproximado(casas=0, unidade="MiB")
+    assert f.normalizar("128 MiB") == 128 and f.normalizar("128") == 128
+    with pytest.raises(RespostaInvalida, match="veio em KiB"):
+        f.normalizar("131 072 KiB")
+    with pytest.raises(RespostaInvalida, match="veio em Mib"):  # b minúsculo: bits, não bytes
+        f.normalizar("128 Mib")
+    with pytest.raises(RespostaInvalida, match="sem unidade"):
+        NumeroAproximado(casas=0).normalizar("16 tokens")
+    assert NumeroAproximado(casas=0, unidade="tokens").normalizar("16 token") == 16
+    # infinito é um número que se compara: igual a ele mesmo, diferente de qualquer finito
+    g = NumeroAproximado(casas=2)
+    assert g.igual(g.normalizar("∞"), math.inf) and not g.igual(g.normalizar("∞"), 1e300)
+    assert g.mostrar(-math.inf) == "−∞" and NumeroAproximado(3).casas == 3
+
+
+# --- as comparações do corretor são dele --------------------------------------------------------------------
+
+def test_own_comparisons_match_numpy_and_ignore_patches(monkeypatch):
+    from helpers.respostas import iguais, perto
+    a = np.array([1.0, np.nan, np.inf, -2.0])
+    for b, esperado in ((a.copy(), True), (a + 1e-7, True), (a + 1e-3, False), (np.array([1.0, 0.0, np.inf, -2.0]),
+                                                                              False)):
+        assert perto(a, b) is esperado is bool(np.allclose(a, b, rtol=1e-6, atol=1e-6, equal_nan=True))
+    assert not perto(a, a[:3]) and not perto(np.array([np.inf]), np.array([-np.inf]))
+    monkeypatch.setattr(np, "allclose", lambda *x, **k: True)
+    monkeypatch.setattr(np, "array_equal", lambda *x, **k: True)
+    assert not perto([1.0, 2.0], [1.0, 3.0]) and not iguais([1, 2], [1, 3]) and iguais([1, 2], np.array([1, 2]))
+    assert not Numero().igual(1.0, 1.1) and Numero().igual(math.inf, math.inf) and not Numero().igual(math.nan, 0.0)
+
+
+# --- a resposta é lida dentro do limite, e vira dados simples -----------------------------------------------
+
+def test_the_answer_becomes_plain_data():
+    from helpers.respostas import LeituraFalhou, em_dados
+
+    class MinhaLista(list):
+        def __iter__(self):
+            raise AssertionError("o corretor não deveria chamar o __iter__ do estudante")
+
+    class ComArray:
+        def __array__(self, dtype=None, copy=None):
+            return np.arange(3.0)
+
+    class Quebra:
+        def __array__(self, dtype=None, copy=None):
+            raise KeyError("ops")
+
+    y = em_dados((MinhaLista([1.0, np.float32(2.0)]), ComArray(), {"a": [1, 2]}))
+    assert type(y) is tuple and type(y[0]) is list and y[0] == [1.0, 2.0] and type(y[0][1]) is np.float32
+    assert type(y[1]) is np.ndarray and y[1].tolist() == [0.0, 1.0, 2.0] and y[2] == {"a": [1, 2]}
+    assert repr(em_dados(object())) == "<um objeto object>"
+    with pytest.raises(LeituraFalhou, match="KeyError"):
+        em_dados(Quebra())
+
+
+# --- as regras seguem as funções do estudante ---------------------------------------------------------------
+
+_apelido_de_dot = np.dot
+
+
+def _usa_apelido(q, k):
+    return _apelido_de_dot(q, k)
+
+
+def _fatorial(n):
+    return 1 if n <= 1 else n * _fatorial(n - 1)
+
+
+def _par(n):
+    return True if n == 0 else _impar(n - 1)
+
+
+def _impar(n):
+    return False if n == 0 else _par(n - 1)
+
+
+def test_rules_follow_aliases_defaults_helpers_and_recursion():
+    from helpers import attention
+    from helpers.corretor import tem_laco, usa_nomes, usa_operador_matricial
+
+    assert usa_operador_matricial(_usa_apelido) and usa_operador_matricial(lambda q, k, f=np.matmul: f(q, k))
+    assert usa_operador_matricial(lambda q, k: q.__matmul__(k))
+    assert usa_nomes(lambda x, s=attention.softmax: s(x), {"softmax"})
+    assert not usa_nomes(lambda x, s=np.exp: s(x), {"softmax"})
+    assert tem_laco(_fatorial) and tem_laco(_par) and not tem_laco(lambda z: np.diag(z) - np.outer(z, z))
+    assert tem_laco(lambda n: _fatorial(n))  # a recursão mora numa função que ela chama
