@@ -248,7 +248,7 @@ SUBMISSOES = [
     Submissao(DOBRO, "0,39", "ficou mais espalhado", "dobro: 0,39, o de T = 2"),
     Submissao(DOBRO, "1", "foi direto ao argmax", "dobro: 1, o argmax"),
     Submissao(DOBRO, (0, 58), "tipo", "dobro: 0,58 escrito em Python (uma tupla)"),
-    Submissao(DOBRO, "57,6%", "tipo", "dobro: em porcentagem"),
+    Submissao(DOBRO, "57,6%", "ok", "dobro: em porcentagem (o leitor lê 57,6% como 0,576)"),
     # a softmax estável com temperatura
     Submissao(SM, sm_certa, "ok", "softmax: máximo de cada linha de x / T"),
     Submissao(SM, sm_laco_de_linhas, "ok", "softmax: laço sobre as linhas (reshape)"),
