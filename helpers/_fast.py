@@ -1,9 +1,12 @@
-"""Os caminhos rápidos do núcleo matemático: a softmax no lugar, em vários núcleos, e o controle das
-threads do BLAS. Privado ao pacote; o resultado é sempre idêntico ao do caminho simples.
+"""Os caminhos rápidos do núcleo matemático, cada um com o seu nome: a atenção exata para ``n`` grande
+(:func:`fast_scaled_dot_product_attention`: a softmax no lugar, com as linhas divididas entre os núcleos)
+e o controle das threads do BLAS. Privado ao pacote; o resultado é o do caminho de referência
+(:func:`helpers.attention.scaled_dot_product_attention`) a menos de arredondamento.
 
-Também moram aqui as peças que dois módulos do núcleo dividem: o tamanho padrão dos blocos da
-atenção por blocos (:mod:`helpers.efficient` e :mod:`helpers.costs`) e a sigmoide sem overflow (a
-porta de :class:`helpers.rnn.GatedRNN` e o caminho rápido de :func:`helpers.recurrent.recall_curve`).
+Medido em 2 núcleos, 8 cabeças, ``d_head = 64`` (o caso da vazão de ``python -m benchmarks``): com
+``n >= 1024`` a referência leva de 1,3 a 2,2 vezes o tempo deste caminho (as cópias da matriz
+``n × n`` e a softmax num núcleo só); com as matrizes pequenas dos painéis, os dois empatam. Por isso
+só :func:`helpers.attention.multi_head_attention` usa este caminho; a lição lê a referência.
 """
 
 from __future__ import annotations
@@ -13,23 +16,13 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-from ._validation import as_float
+from ._validation import as_float, attention_args
 
-#: a partir de quantos escores a softmax da atenção (e a atenção por blocos) divide as linhas entre
-#: os núcleos
+#: a partir de quantos escores :func:`fast_scaled_dot_product_attention` (e a atenção por blocos)
+#: divide as linhas entre os núcleos
 PARALLEL_FROM = 1 << 20
-
-#: tamanho padrão dos blocos de queries e de keys da atenção por blocos (um bloco de escores
-#: 256 × 256 em float64 ocupa 0.5 MiB)
-BLOCO_PADRAO = 256
-
-
-def local_query_block(window: int) -> int:
-    """O bloco de queries padrão da atenção local: ``max(64, window)`` (usado pela conta e pelo custo)."""
-    return max(64, window)
-
 
 def cores() -> int:
     """Quantos núcleos este processo pode usar (respeita a afinidade, no Linux)."""
@@ -37,11 +30,6 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # macOS, Windows
         return os.cpu_count() or 1
-
-
-def sigmoid(z: NDArray[np.float64]) -> NDArray[np.float64]:
-    """A sigmoide ``σ(z)``, elemento a elemento."""
-    return 0.5 * (1.0 + np.tanh(0.5 * z))  # = 1 / (1 + e^-z), sem overflow
 
 
 def blas_one_thread() -> contextlib.AbstractContextManager:
@@ -76,7 +64,7 @@ def _softmax_rows_inplace(z: NDArray[np.floating]) -> bool:
     return True
 
 
-def softmax_last_axis_inplace(z: NDArray[np.floating]) -> NDArray[np.floating]:
+def _softmax_last_axis_inplace(z: NDArray[np.floating]) -> NDArray[np.floating]:
     """A softmax estável ao longo do último eixo, escrita no próprio ``z`` (sem cópias).
 
     Para os escores que a atenção acabou de criar: pula a validação elemento a elemento (q, k e v já
@@ -97,3 +85,36 @@ def softmax_last_axis_inplace(z: NDArray[np.floating]) -> NDArray[np.floating]:
     if not ok:
         as_float(z, "x", allow_neg_inf=True)  # levanta o ValueError de softmax (NaN ou +inf)
     return z
+
+
+def fast_scaled_dot_product_attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    causal: bool = False,
+    scale: float | None = None,
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
+    """:func:`helpers.attention.scaled_dot_product_attention` (mesmas formas, erros e resultado, a menos de
+    arredondamento), com três atalhos para ``n`` grande:
+
+    - a escala entra na query (``n_q·d_k`` multiplicações) e não nos escores (``n_q·n_k``);
+    - a máscara e a softmax são escritas nos próprios escores, sem outra matriz ``n_q × n_k``;
+    - a partir de :data:`PARALLEL_FROM` escores, cada núcleo faz a softmax de um bloco de linhas.
+    """
+    qa, ka, va, allowed, s, single = attention_args(q, k, v, mask, scale)
+    if causal:
+        cm = np.tri(qa.shape[-2], ka.shape[-2], dtype=bool)  # a máscara causal: j <= i
+        allowed = cm if allowed is None else allowed & cm
+    scores = np.matmul(qa * np.asarray(s, dtype=qa.dtype), np.swapaxes(ka, -1, -2))  # (..., n_q, n_k)
+    if allowed is not None:
+        full = np.broadcast_shapes(allowed.shape, scores.shape)
+        if full != scores.shape:  # a máscara traz dimensões iniciais (lote) que q, k e v não têm
+            scores = np.broadcast_to(scores, full).copy()
+        np.copyto(scores, -np.inf, where=np.logical_not(allowed))  # no lugar
+    weights = _softmax_last_axis_inplace(scores)  # (..., n_q, n_k)
+    output = weights @ va  # (..., n_q, d_v)
+    if single:
+        return output[..., 0, :], weights[..., 0, :]
+    return output, weights

@@ -1,4 +1,4 @@
-"""Validação de entradas do núcleo matemático (attention, efficient, costs, rnn, recurrent, model).
+"""Validação de entradas do núcleo matemático (attention, efficient, recurrent) e do modelo do notebook 09.
 
 Tudo aqui levanta ``ValueError`` com uma mensagem em português que cita as formas ou os valores
 envolvidos. É privado ao pacote (o ``_`` do nome do módulo): as lições e os notebooks usam as funções
@@ -14,17 +14,31 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 
-def as_float(x: ArrayLike, name: str, *, allow_neg_inf: bool = False) -> NDArray[np.floating]:
-    """Converte ``x`` em array de ponto flutuante (float32 é preservado; inteiros viram float64) e
-    rejeita NaN e infinitos (``-inf`` só com ``allow_neg_inf``, para escores mascarados)."""
+def float_array(x: ArrayLike, name: str) -> NDArray[np.floating]:
+    """Converte ``x`` em array de ponto flutuante (float32 é preservado; inteiros viram float64), sem
+    olhar os valores (quem chama confere NaN e infinitos)."""
     try:
         arr = np.asarray(x)
     except (TypeError, ValueError) as exc:  # listas irregulares, objetos estranhos
         raise ValueError(f"{name} precisa ser um array numérico; não consegui convertê-lo ({exc}).") from exc
     if arr.dtype == object or arr.dtype.kind not in "biuf":
         raise ValueError(f"{name} precisa ser um array numérico (recebi dtype {arr.dtype}).")
-    if arr.dtype.kind != "f":
-        arr = arr.astype(np.float64)
+    return arr if arr.dtype.kind == "f" else arr.astype(np.float64)
+
+
+def no_nan_or_pos_inf(maxima: np.ndarray, name: str, shape: tuple) -> None:
+    """Levanta o erro de :func:`as_float` se algum máximo (de uma linha de ``name``, de forma ``shape``)
+    é NaN ou +inf: o máximo de uma fatia denuncia os dois sem percorrer o array outra vez."""
+    if np.isnan(maxima).any():
+        raise ValueError(f"{name} contém NaN (forma {shape}); verifique de onde vieram esses valores.")
+    if np.isposinf(maxima).any():
+        raise ValueError(f"{name} contém +inf (forma {shape}); use valores finitos.")
+
+
+def as_float(x: ArrayLike, name: str, *, allow_neg_inf: bool = False) -> NDArray[np.floating]:
+    """:func:`float_array` que também rejeita NaN e infinitos (``-inf`` só com ``allow_neg_inf``, para
+    escores mascarados)."""
+    arr = float_array(x, name)
     if np.isnan(arr).any():
         raise ValueError(f"{name} contém NaN (forma {arr.shape}); verifique de onde vieram esses valores.")
     bad = np.isposinf(arr) if allow_neg_inf else np.isinf(arr)
@@ -135,6 +149,21 @@ def mask(m: ArrayLike | None, n_q: int, n_k: int, lead: tuple) -> tuple[np.ndarr
     if forma[-2:] != (n_q, n_k):
         raise ValueError(f"a máscara de forma {arr.shape} não casa com (n_q, n_k) = ({n_q}, {n_k}).")
     return np.broadcast_to(arr, forma), forma[:-2]
+
+
+def attention_args(q: ArrayLike, k: ArrayLike, v: ArrayLike, m: ArrayLike | None,
+                   scale: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, float, bool]:
+    """Tudo o que a atenção exata confere antes da conta, numa chamada: ``(q2, k, v, mask, scale, single)``.
+
+    ``q2``, ``k`` e ``v`` voltam no mesmo tipo de ponto flutuante (o comum aos três), ``q2`` sempre com o
+    eixo das queries (``q`` 1-D vira ``(1, d_k)``; ``single`` diz se era 1-D); ``mask`` é booleana e
+    *broadcastable* para ``(..., n_q, n_k)`` (ou ``None``); ``scale`` é ``1/√d_k`` se não for dado.
+    """
+    qa, ka, va, single, lead = qkv(q, k, v)
+    dtype = np.result_type(qa, ka, va)
+    qa, ka, va = (a.astype(dtype, copy=False) for a in (qa, ka, va))
+    allowed, _ = mask(m, qa.shape[-2], ka.shape[-2], lead)
+    return qa, ka, va, allowed, scale_for(qa.shape[-1], scale), single
 
 
 def scale_for(d_k: int, scale: float | None) -> float:

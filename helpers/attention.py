@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _validation as val
-from ._fast import softmax_last_axis_inplace
+from ._fast import fast_scaled_dot_product_attention
 
 __all__ = [
     "softmax",
@@ -42,7 +42,8 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 
 
-def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> NDArray[np.floating]:
+def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0, *,
+            out: NDArray[np.floating] | None = None) -> NDArray[np.floating]:
     """Softmax numericamente estável ao longo de ``axis``.
 
     ``softmax(x)_i = exp(x_i / T) / Σ_j exp(x_j / T)``, com ``T = temperature``.
@@ -52,6 +53,8 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> NDArray[n
     x : array de qualquer forma ``(..., n, ...)``; ``-inf`` é permitido e recebe peso 0.
     axis : o eixo que vira distribuição (soma 1). Padrão: o último.
     temperature : ``T > 0``. ``T`` grande aproxima a distribuição uniforme; ``T`` pequeno, o argmax.
+    out : onde escrever o resultado, como no numpy: um array da forma e do tipo de ``x`` (pode ser o
+        próprio ``x``, e então nenhuma outra cópia dele é criada). Padrão: um array novo.
 
     Retorna
     -------
@@ -61,7 +64,7 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> NDArray[n
     A estabilidade vem de subtrair o máximo antes de exponenciar: ``exp(x - max)`` nunca passa
     de 1, então escores como 1e4 não estouram.
     """
-    arr = val.as_float(x, "x", allow_neg_inf=True)
+    arr = val.float_array(x, "x")
     t = val.positive(temperature, "temperature")
     if arr.ndim == 0:
         raise ValueError("softmax precisa de pelo menos um eixo; recebi um escalar.")
@@ -69,9 +72,13 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> NDArray[n
         raise ValueError(f"axis={axis} não existe para um array de forma {arr.shape} ({arr.ndim} eixos).")
     if arr.shape[axis] == 0:
         raise ValueError(f"softmax sobre um eixo vazio (forma {arr.shape}, axis={axis}).")
-    m = np.max(arr, axis=axis, keepdims=True)
+    m = np.max(arr, axis=axis, keepdims=True)  # NaN ou +inf numa fatia aparecem no máximo dela
+    val.no_nan_or_pos_inf(m, "x", arr.shape)
     m[np.isneginf(m)] = 0.0  # fatia toda -inf: evita -inf - (-inf) = NaN
-    z = arr - m  # tudo <= 0 (ou -inf)
+    if out is not None and (not isinstance(out, np.ndarray) or out.shape != arr.shape or out.dtype != arr.dtype):
+        raise ValueError(f"out precisa ser um array da forma {arr.shape} e do tipo {arr.dtype} de x; "
+                         f"recebi {type(out).__name__} {getattr(out, 'shape', '')} {getattr(out, 'dtype', '')}.")
+    z = np.subtract(arr, m, out=out)  # tudo <= 0 (ou -inf)
     if t != 1.0:
         z /= np.asarray(t, dtype=z.dtype)
     np.exp(z, out=z)
@@ -95,29 +102,6 @@ def softmax_jacobian(p: ArrayLike) -> NDArray[np.floating]:
 # ---------------------------------------------------------------------------------------------
 # 2. Atenção por produto escalar escalado: softmax(q kᵀ / √d_k) v
 # ---------------------------------------------------------------------------------------------
-
-
-def _allowed(mask: ArrayLike | None, causal: bool, n_q: int, n_k: int, lead: tuple) -> tuple[np.ndarray | None, tuple]:
-    """A máscara final (a do usuário ``&`` a causal), ``(..., n_q, n_k)`` ou ``None``, e o ``lead`` novo."""
-    allowed, lead = val.mask(mask, n_q, n_k, lead)
-    if causal:
-        cm = causal_mask(n_q, n_k)
-        allowed = cm if allowed is None else (allowed & cm)
-    return allowed, lead
-
-
-def _attention_weights(qa: np.ndarray, ka: np.ndarray, s: float, allowed: np.ndarray | None,
-                       dtype: np.dtype) -> np.ndarray:
-    """``softmax(q kᵀ · s)`` com os escores proibidos em ``-inf``: ``(..., n_q, n_k)``."""
-    # A escala entra na query (n_q·d_k multiplicações) e não nos escores (n_q·n_k): o resultado é o
-    # mesmo a menos de arredondamento, e a matriz n_q × n_k é percorrida uma vez a menos.
-    scores = np.matmul(qa * np.asarray(s, dtype=qa.dtype), np.swapaxes(ka, -1, -2)).astype(dtype, copy=False)
-    if allowed is not None:
-        full = np.broadcast_shapes(np.shape(allowed), scores.shape)
-        if full != scores.shape:  # a máscara traz dimensões iniciais (lote) que q, k e v não têm
-            scores = np.broadcast_to(scores, full).copy()
-        np.copyto(scores, -np.inf, where=np.logical_not(allowed))  # no lugar, sem outra matriz n_q × n_k
-    return softmax_last_axis_inplace(scores)  # os escores são nossos: a softmax é feita neles mesmos
 
 
 def scaled_dot_product_attention(
@@ -155,14 +139,18 @@ def scaled_dot_product_attention(
 
     (O Exemplo 1 arredonda as contas intermediárias e chega a pesos (0.455, 0.225, 0.320).)
     """
-    qa, ka, va, single, lead = val.qkv(q, k, v)  # q 1-D vira (1, d_k)
-    s = val.scale_for(qa.shape[-1], scale)
-    allowed, _ = _allowed(mask, causal, qa.shape[-2], ka.shape[-2], lead)
-    dtype = np.result_type(qa, ka, va)
-    weights = _attention_weights(qa, ka, s, allowed, dtype)  # (..., n_q, n_k)
-    output = np.matmul(weights, va).astype(dtype, copy=False)  # (..., n_q, d_v)
+    q, k, v, mask, scale, single = val.attention_args(q, k, v, mask, scale)  # q 1-D vira (1, d_k)
+    if causal:  # a query i só vê as keys j <= i
+        cm = causal_mask(q.shape[-2], k.shape[-2])  # (n_q, n_k)
+        mask = cm if mask is None else mask & cm
+    scores = q @ np.swapaxes(k, -1, -2)  # (..., n_q, n_k): o produto escalar de cada par (query, key)
+    scores *= scale  # no lugar, como a softmax abaixo: a matriz n_q × n_k existe uma vez só
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)  # proibido vira -inf, e -inf vira peso 0
+    weights = softmax(scores, axis=-1, out=scores)  # (..., n_q, n_k): cada linha soma 1
+    output = weights @ v  # (..., n_q, d_v): a média dos values, pesada pela linha de weights
     if single:
-        output, weights = output[..., 0, :], weights[..., 0, :]
+        return output[..., 0, :], weights[..., 0, :]  # (..., d_v), (..., n_k)
     return output, weights
 
 
@@ -202,14 +190,15 @@ def attention_backward(
     da sua entrada (somado nos eixos estendidos por broadcasting). Uma query com todas as keys
     mascaradas tem pesos 0 e, portanto, gradientes 0 (nunca NaN).
     """
-    qa, ka, va, single, lead = val.qkv(q, k, v)
-    s = val.scale_for(qa.shape[-1], scale)
+    qa, ka, va, mask, s, single = val.attention_args(q, k, v, mask, scale)
+    _, P = scaled_dot_product_attention(qa, ka, va, mask, causal=causal, scale=s)  # (..., n_q, n_k)
+    lead = np.broadcast_shapes(P.shape[:-2], va.shape[:-2])  # a máscara pode trazer um eixo de lote
     n_q, n_k, d_v = qa.shape[-2], ka.shape[-2], va.shape[-1]
-    allowed, lead = _allowed(mask, causal, n_q, n_k, lead)
-    dtype = np.result_type(qa, ka, va)
+    P = np.broadcast_to(P, (*lead, n_q, n_k))
+    dtype = qa.dtype  # o tipo comum de q, k e v (attention_args já converteu os três)
     go = val.as_float(grad_out, "grad_out")
     forma_saida = (*lead, d_v) if single else (*lead, n_q, d_v)
-    if go.shape != tuple(forma_saida):
+    if go.shape != forma_saida:
         raise ValueError(
             f"grad_out precisa ter a forma da saída da atenção, {forma_saida} = (..., n_q, d_v); "
             f"recebi {go.shape}."
@@ -217,8 +206,6 @@ def attention_backward(
     if single:
         go = go[..., None, :]  # (..., 1, d_v)
 
-    P = _attention_weights(qa, ka, s, allowed, dtype)  # (..., n_q, n_k)
-    P = np.broadcast_to(P, (*lead, n_q, n_k))
     dV = np.matmul(np.swapaxes(P, -1, -2), go)  # (..., n_k, d_v)
     dP = np.matmul(go, np.swapaxes(va, -1, -2))  # (..., n_q, n_k)
     dS = P * (dP - np.sum(dP * P, axis=-1, keepdims=True))  # (..., n_q, n_k); 0 onde P = 0
@@ -401,7 +388,8 @@ def multi_head_attention(
     if mask is not None:
         m = np.asarray(mask)
         head_mask = m[..., None, :, :] if m.ndim >= 2 else m  # a mesma máscara em toda cabeça
-    out, weights = scaled_dot_product_attention(qh, kh, vh, head_mask, causal=causal)
+    # a mesma conta de scaled_dot_product_attention, no caminho feito para n grande (veja helpers._fast)
+    out, weights = fast_scaled_dot_product_attention(qh, kh, vh, head_mask, causal=causal)
     return merge_heads(out) @ wo, weights  # (..., n_q, d_out), (..., n_heads, n_q, n_kv)
 
 

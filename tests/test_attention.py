@@ -503,3 +503,34 @@ def test_kv_head_of_query_mha_gqa_mqa():
     assert kv_head_of_query(4, 1) == [0, 0, 0, 0]
     with pytest.raises(ValueError, match="não divide n_heads=6"):
         kv_head_of_query(6, 4)
+
+
+def test_softmax_out_writes_in_place_and_checks_the_array():
+    x = np.array([[1.0, 2.0, 3.0], [0.0, -np.inf, 0.0]])
+    esperado = softmax(x.copy())
+    y = softmax(x, out=x)
+    assert y is x
+    np.testing.assert_allclose(x, esperado, rtol=1e-15)
+    np.testing.assert_allclose(x, [[0.09003057, 0.24472847, 0.66524096], [0.5, 0.0, 0.5]], rtol=1e-7)
+    with pytest.raises(ValueError, match="out precisa ser um array da forma"):
+        softmax(np.ones((2, 3)), out=np.ones((3, 2)))
+    with pytest.raises(ValueError, match="do tipo float64"):
+        softmax(np.ones((2, 3)), out=np.ones((2, 3), dtype=np.float32))
+
+
+def test_reference_attention_holds_one_score_matrix_at_a_time():
+    """O caminho de referência escreve a escala e a softmax nos próprios escores: o pico de memória é o da
+    matriz n × n (mais o pequeno), não o dobro."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n = 512
+    q, k, v = (rng.standard_normal((n, 8)) for _ in range(3))
+    tracemalloc.start()
+    try:
+        scaled_dot_product_attention(q, k, v)
+        _, pico = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    matriz = n * n * 8
+    assert matriz <= pico < 1.25 * matriz, (pico, matriz)
