@@ -46,7 +46,12 @@ def test_new_lesson_follows_the_conventions(tmp_path, posicao, monkeypatch):
     if posicao == "meio":
         assert "06_soma_ponderada.ipynb" in depois and "05_soma_ponderada.ipynb" not in depois
         assert any("05_soma_ponderada.ipynb virou 06_soma_ponderada.ipynb" in a for a in avisos)
-    # a trilha (a cópia de tools/notebooks.py) conhece a lição, e a navegação/mapas ficam em dia
+    # a etapa nova entra na trilha, que é dado (tools/trilha.json); nenhum código Python é reescrito
+    assert (raiz / "tools" / "notebooks.py").read_bytes() == (RAIZ / "tools" / "notebooks.py").read_bytes()
+    trilha = json.loads((raiz / "tools" / "trilha.json").read_text(encoding="utf-8"))
+    assert trilha[numero] == {"arquivo": f"{slug}.ipynb", "titulo": "Atenção esparsa",
+                              "resumo": "padrões fixos de esparsidade e o que custam", "licao": "esparsa"}
+    # a trilha lida pela cópia de tools/notebooks.py conhece a lição, e a navegação/mapas ficam em dia
     tn = _modulo(raiz / "tools" / "notebooks.py", "tn_copia")
     assert [e.arquivo for e in tn.TRILHA] == depois
     assert tn.TRILHA[numero].licao == "esparsa"

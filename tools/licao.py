@@ -11,11 +11,11 @@ Cria, seguindo as convenções da coleção:
   e **Exercícios** (um esqueleto, a célula de correção, duas dicas em escada e a solução dobrada);
 - ``helpers/licoes/esparsa.py``: o módulo da lição, com um exercício de exemplo declarado no corretor;
 - ``tests/licoes/test_esparsa.py``: testes do corretor de exemplo (o certo passa, o erro clássico tem nome);
-- uma seção no ``docs/guia_do_instrutor.md`` e a etapa na ``TRILHA`` de ``tools/notebooks.py`` (o mapa do
+- uma seção no ``docs/guia_do_instrutor.md`` e a etapa na trilha, ``tools/trilha.json`` (o mapa do
   README e do notebook 00 e a navegação de todos os notebooks são regenerados).
 
 Se o número já existe, a lição entra **nessa posição** e os notebooks seguintes andam uma casa (arquivos
-renomeados, ``TRILHA`` e guia renumerados); as referências em prosa ("notebook 09") não são trocadas
+renomeados, trilha e guia renumerados); as referências em prosa ("notebook 09") não são trocadas
 sozinhas — o comando lista onde elas estão. Depois, escreva o conteúdo e rode
 ``python -m tools.notebooks executar notebooks/11_atencao_esparsa.ipynb``.
 """
@@ -28,6 +28,7 @@ import re
 import subprocess
 import sys
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 from tools import notebooks as tn
@@ -147,7 +148,7 @@ def nova(raiz: Path, slug: str, titulo: str, resumo: str, modulo: str) -> list[s
     if "|" in titulo + resumo:
         raise SystemExit("título e resumo não podem ter '|' (partiria a tabela do mapa)")
     pasta, licoes, testes = raiz / "notebooks", raiz / "helpers" / "licoes", raiz / "tests" / "licoes"
-    guia, trilha_py = raiz / "docs" / "guia_do_instrutor.md", raiz / "tools" / "notebooks.py"
+    guia, arquivo_da_trilha = raiz / "docs" / "guia_do_instrutor.md", raiz / "tools" / "trilha.json"
     if (licoes / f"{modulo}.py").exists():
         raise SystemExit(f"já existe helpers/licoes/{modulo}.py")
     if (licoes / modulo).is_dir():
@@ -156,26 +157,24 @@ def nova(raiz: Path, slug: str, titulo: str, resumo: str, modulo: str) -> list[s
     numero = int(slug[:2])
     if numero > len(existentes):
         raise SystemExit(f"o próximo número livre é {len(existentes):02d}; recebi {numero:02d}")
-    fonte_trilha = trilha_py.read_text(encoding="utf-8")
+    trilha = tn.ler_trilha(arquivo_da_trilha)
     texto_guia = guia.read_text(encoding="utf-8")
     avisos = []
     # os notebooks de `numero` em diante andam uma casa (do último para o primeiro)
     for nome in reversed(existentes[numero:]):
         novo = f"{int(nome[:2]) + 1:02d}{nome[2:]}"
         _git_mv(raiz, pasta / nome, pasta / novo)
-        fonte_trilha = fonte_trilha.replace(f'Etapa("{nome}"', f'Etapa("{novo}"')
+        trilha = [replace(e, arquivo=novo) if e.arquivo == nome else e for e in trilha]
         texto_guia = texto_guia.replace(f"\n## {nome[:2]} · ", f"\n## {novo[:2]} · ")
         avisos.append(f"{nome} virou {novo}: confira as referências a 'notebook {nome[:2]}' na prosa")
     arquivo = f"{slug}.ipynb"
-    linha = f'    Etapa("{arquivo}", "{titulo}", "{resumo}", "{modulo}"),\n'
+    trilha.insert(numero, tn.Etapa(arquivo, titulo, resumo, modulo))
     if numero < len(existentes):
         seguinte = f"{numero + 1:02d}{existentes[numero][2:]}"
-        fonte_trilha = fonte_trilha.replace(f'    Etapa("{seguinte}"', linha + f'    Etapa("{seguinte}"', 1)
         texto_guia = texto_guia.replace(f"\n## {seguinte[:2]} · ", "\n" + secao_do_guia(slug[:2], titulo) + f"## {seguinte[:2]} · ", 1)
     else:
-        fonte_trilha = fonte_trilha.replace("\n]\n", "\n" + linha.rstrip("\n") + "\n]\n", 1)
         texto_guia = texto_guia.rstrip() + "\n\n---\n\n" + secao_do_guia(slug[:2], titulo).rstrip("-\n") + "\n"
-    trilha_py.write_text(fonte_trilha, encoding="utf-8")
+    tn.gravar_trilha(trilha, arquivo_da_trilha)
     guia.write_text(texto_guia, encoding="utf-8")
     (pasta / arquivo).write_text(json.dumps(esqueleto_do_notebook(slug[:2], titulo, modulo), ensure_ascii=False,
                                             indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -197,10 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     avisos = nova(tn.RAIZ, args.slug, args.titulo, args.resumo, args.modulo)
     import importlib
 
-    importlib.reload(tn)  # a TRILHA mudou no disco
+    importlib.reload(tn)  # a trilha mudou no disco
     tn.atualizar_tudo()
     print(f"criados: notebooks/{args.slug}.ipynb, helpers/licoes/{args.modulo}.py, tests/licoes/test_{args.modulo}.py;"
-          " guia, TRILHA, mapa e navegação atualizados")
+          " guia, trilha, mapa e navegação atualizados")
     for aviso in avisos:
         print("atenção:", aviso)
     print(f"agora escreva a lição e rode: python -m tools.notebooks executar notebooks/{args.slug}.ipynb")

@@ -11,7 +11,9 @@ Uso (da raiz do repositório)::
 A navegação (anterior · índice · próximo) fica numa célula Markdown com a tag ``navegacao`` logo
 depois do título e outra no fim. Os blocos opcionais (tag ``aprofundamento``, sob um título
 "### Aprofundamento (opcional): …") ficam marcados para abrir recolhidos no JupyterLab. O mapa fica numa célula com a tag ``mapa`` no notebook 00 e entre
-os marcadores ``<!-- mapa:inicio -->`` e ``<!-- mapa:fim -->`` no README.
+os marcadores ``<!-- mapa:inicio -->`` e ``<!-- mapa:fim -->`` no README; o mapa do código (notebook →
+lição → testes), entre ``<!-- codigo:inicio -->`` e ``<!-- codigo:fim -->`` no README. A trilha vem de
+``tools/trilha.json``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -32,6 +34,7 @@ RAIZ = Path(__file__).resolve().parent.parent
 PASTA = RAIZ / "notebooks"
 README = RAIZ / "README.md"
 INICIO, FIM = "<!-- mapa:inicio -->", "<!-- mapa:fim -->"
+INICIO_CODIGO, FIM_CODIGO = "<!-- codigo:inicio -->", "<!-- codigo:fim -->"
 NOME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 
 
@@ -43,21 +46,24 @@ class Etapa:
     licao: str  #: o módulo da lição em helpers/licoes/ (nomeado pelo tema, não pelo número)
 
 
-#: a trilha, na ordem (a mesma do DESIGN.md)
-TRILHA: list[Etapa] = [
-    Etapa("00_comece_aqui.ipynb", "Comece aqui", "como usar a coleção", "comece"),
-    Etapa("01_gargalo_recorrente.ipynb", "O gargalo recorrente", "um estado de tamanho fixo esquece; a atenção lê todas as posições", "gargalo"),
-    Etapa("02_produto_escalar.ipynb", "Produto escalar", "q·k mede alinhamento", "produto_escalar"),
-    Etapa("03_escala_raiz_d.ipynb", "A escala √d", "por que dividir os escores por √d", "escala"),
-    Etapa("04_softmax.ipynb", "Softmax", "de escores a pesos que somam 1", "softmax"),
-    Etapa("05_soma_ponderada.ipynb", "A soma ponderada dos values", "a saída: uma média ponderada dos values", "soma_ponderada"),
-    Etapa("06_projecoes_qkv.ipynb", "Projeções Q, K, V", "Q, K e V projetados da mesma entrada", "projecoes"),
-    Etapa("07_mascaras_e_atencao_cruzada.ipynb", "Máscaras e atenção cruzada", "quem pode olhar para quem; atenção cruzada", "mascaras"),
-    Etapa("08_multi_head.ipynb", "Várias cabeças", "várias cabeças; GQA e o KV cache", "cabecas"),
-    Etapa("09_atencao_aprendida.ipynb", "Atenção aprendida", "W_q, W_k, W_v aprendidos por gradiente", "aprendida"),
-    Etapa("10_custo_quadratico.ipynb", "O custo quadrático", "o custo n² e as atenções eficientes", "custo"),
-    Etapa("11_revisao.ipynb", "Revisão", "o mecanismo inteiro, equívocos e quiz", "revisao"),
-]
+#: a trilha, na ordem (a mesma do DESIGN.md), é dado: um objeto por linha, com os campos de :class:`Etapa`.
+#: Mora em tools/ (e não em data/, que guarda o que os notebooks leem) porque só as ferramentas e os
+#: testes a leem; ``python -m tools.licao nova`` acrescenta uma etapa nela.
+ARQUIVO_DA_TRILHA = Path(__file__).resolve().parent / "trilha.json"
+
+
+def ler_trilha(caminho: Path = ARQUIVO_DA_TRILHA) -> list[Etapa]:
+    """As etapas de ``caminho``, na ordem."""
+    return [Etapa(**etapa) for etapa in json.loads(caminho.read_text(encoding="utf-8"))]
+
+
+def gravar_trilha(etapas: list[Etapa], caminho: Path = ARQUIVO_DA_TRILHA) -> None:
+    """Grava ``etapas`` em ``caminho``, uma por linha (um diff mostra só a etapa que mudou)."""
+    linhas = ",\n".join("  " + json.dumps(asdict(e), ensure_ascii=False) for e in etapas)
+    caminho.write_text("[\n" + linhas + "\n]\n", encoding="utf-8")
+
+
+TRILHA: list[Etapa] = ler_trilha()
 
 
 def modulo_da_licao(etapa: Etapa) -> ModuleType:
@@ -218,13 +224,34 @@ def _gravar(caminho: Path, nb: dict) -> None:
     caminho.write_text(json.dumps(nb, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
+def mapa_do_codigo() -> str:
+    """A tabela notebook → lição (o módulo, ou o pacote, em helpers/licoes/) → testes (em tests/licoes/), na
+    ordem da trilha."""
+    linhas = ["| # | notebook | lição | testes |", "|---|---|---|---|"]
+    licoes = RAIZ / "helpers" / "licoes"
+    for e in TRILHA:
+        licao = f"{e.licao}/" if (licoes / e.licao).is_dir() else f"{e.licao}.py"
+        testes = sorted(t.name for t in (RAIZ / "tests" / "licoes").glob(f"test_{e.licao}*.py")
+                        if t.stem == f"test_{e.licao}" or t.stem.startswith(f"test_{e.licao}_"))
+        linhas.append(f"| {e.arquivo[:2]} | {e.titulo} | [`helpers/licoes/{licao}`](helpers/licoes/{licao}) | "
+                      + (", ".join(f"`{t}`" for t in testes) or "—") + " |")
+    return "\n".join(linhas)
+
+
+def _entre(texto: str, inicio: str, fim: str, miolo: str) -> str:
+    if inicio not in texto or fim not in texto:
+        raise SystemExit(f"README.md não tem os marcadores {inicio} … {fim}")
+    antes, resto = texto.split(inicio, 1)
+    _, depois = resto.split(fim, 1)
+    return f"{antes}{inicio}\n{miolo}\n{fim}{depois}"
+
+
 def readme_atualizado() -> str:
-    texto = README.read_text(encoding="utf-8")
-    if INICIO not in texto or FIM not in texto:
-        raise SystemExit(f"README.md não tem os marcadores {INICIO} … {FIM}")
-    antes, resto = texto.split(INICIO, 1)
-    _, depois = resto.split(FIM, 1)
-    return f"{antes}{INICIO}\n{mapa('notebooks/')}\n{FIM}{depois}"
+    """O README com o mapa da trilha e, se tiver os marcadores dele, o mapa do código em dia."""
+    texto = _entre(README.read_text(encoding="utf-8"), INICIO, FIM, mapa("notebooks/"))
+    if INICIO_CODIGO in texto:
+        texto = _entre(texto, INICIO_CODIGO, FIM_CODIGO, mapa_do_codigo())
+    return texto
 
 
 def problemas() -> list[str]:
@@ -236,7 +263,7 @@ def problemas() -> list[str]:
         if not NOME.match(n):
             erros.append(f"{n}: nome fora do padrão NN_slug.ipynb")
         elif n not in esperados:
-            erros.append(f"{n}: não está na TRILHA de tools/notebooks.py")
+            erros.append(f"{n}: não está na trilha (tools/trilha.json)")
     numeros = [int(n[:2]) for n in nomes if NOME.match(n)]
     if numeros != list(range(len(numeros))):
         erros.append(f"os notebooks não estão em sequência a partir de 00: {numeros}")
