@@ -296,8 +296,8 @@ def _medir_notebook(navegador, servidor, caminho: Path, n_teclas: int,
         ordem = [(REFERENCIA, ref), *((nome, celulas[i].query_selector(".jp-Cell-outputArea"))
                                       for i, nome in paineis_do_notebook(caminho)), (REFERENCIA, ref)]
         for nome, saida in ordem:
-            if saida is None or saida.query_selector(".widget-slider") is None:
-                progresso(f"   {caminho.stem[:2]} · {nome}: painel não desenhado")
+            if saida is None or saida.query_selector(".widget-slider") is None or not saida.is_visible():
+                progresso(f"   {caminho.stem[:2]} · {nome}: painel não desenhado ou recolhido (num aprofundamento)")
                 continue
             try:
                 m = medir_painel(pagina, saida, n_teclas)
