@@ -20,7 +20,10 @@ def test_the_suite_is_big_enough_and_covers_every_lesson():
     erradas = [s for s in todas if not s.certa]
     certas = [s for s in todas if s.certa]
     assert len(erradas) >= 250 and len(certas) >= 60, (len(erradas), len(certas))
-    assert len(MODULOS) == 12, MODULOS
+    licoes = {p.stem for p in (Path(__file__).parents[2] / "helpers" / "licoes").iterdir()
+              if not p.name.startswith("_") and (p.suffix == ".py" or (p / "__init__.py").exists())}
+    faltam = {f"test_adv_{licao}" for licao in licoes} - set(MODULOS)
+    assert len(licoes) == 12 and not faltam, f"lições sem submissões adversárias: {sorted(faltam)}"
 
 
 def test_at_most_one_in_ten_caught_mistakes_gets_only_generic_feedback():
