@@ -71,12 +71,14 @@ def _gradiente_numerico(q, k, v, grad_out, mask=None) -> tuple[np.ndarray, np.nd
     def perda() -> float:
         return float(np.sum(scaled_dot_product_attention(q, k, v, mask)[0] * go))
 
-    # o passo de cada um mexe os escores em ~1e-6: com escores de milhares (q grande), um passo fixo em k
-    # mudaria os escores demais e a diferença finita perderia a precisão
+    # o passo de q e de k mexe os escores em ~1e-4: com escores de milhares (q grande), um passo fixo em k
+    # mudaria os escores demais; e um passo muito pequeno some no arredondamento de escores de milhares (~1e-12).
+    # Com 1e-4, o erro de truncamento (~h²) e o de arredondamento (~1e-12 / h) ficam os dois abaixo de ~1e-8.
+    # A saída é linear em v: ali o passo só precisa não sumir no arredondamento.
     s = 1 / np.sqrt(q.shape[-1])
-    h_q = 1e-6 / max(1.0, s * float(np.abs(k).max()))
-    h_k = 1e-6 / max(1.0, s * float(np.abs(q).max()))
-    return diferencas_finitas(perda, q, h_q), diferencas_finitas(perda, k, h_k), diferencas_finitas(perda, v, 1e-6)
+    h_q = 1e-4 / max(1.0, s * float(np.abs(k).max()))
+    h_k = 1e-4 / max(1.0, s * float(np.abs(q).max()))
+    return diferencas_finitas(perda, q, h_q), diferencas_finitas(perda, k, h_k), diferencas_finitas(perda, v, 1e-4)
 
 
 def _softmax_com_zeros(s: np.ndarray) -> np.ndarray:
