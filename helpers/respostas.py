@@ -520,8 +520,10 @@ class NumeroAproximado(Numero):
         if isinstance(y, str):  # um número digitado (numa caixa de previsão, entre aspas): o leitor da coleção
             lido = ler_numero(y)
             if lido is None:
-                exemplo = f"16 ou 16 {self.unidade}" if self.unidade else "0,5 ou 3"
-                raise RespostaInvalida(f"a resposta é um número (como {exemplo}); veio {y!r}")
+                # sem algarismos no exemplo: um número de exemplo poderia ser a resposta de alguma previsão
+                unidade = f", com ou sem «{self.unidade}» depois" if self.unidade else ""
+                raise RespostaInvalida(f"a resposta é um número escrito com algarismos (vírgula ou ponto para as "
+                                       f"decimais{unidade}); veio {y!r}")
             if lido.unidade and not _mesma_unidade(lido.unidade, self.unidade):
                 if self.unidade:
                     raise RespostaInvalida(f"a pergunta pede o número em {self.unidade}, e veio em {lido.unidade} "

@@ -543,6 +543,7 @@ class NumeroDeTokens(NumeroAproximado):
     (não há meio token): a caixa pede um inteiro, sem revelar a resposta."""
 
     casas: int = 0
+    unidade: str = "tokens"  # "16 tokens" vale 16
 
     def normalizar(self, y: Any) -> float:
         valor = super().normalizar(y)

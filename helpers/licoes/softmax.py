@@ -452,7 +452,7 @@ JACOBIANO = Exercicio(
     ],
     regras=[
         Regra("com laços",
-              "o exercício pede o jacobiano **sem laços** (sem for, while, compreensões ou np.vectorize): monte a "
+              "o exercício pede o jacobiano **sem laços** (sem for, while, compreensões, np.vectorize nem recursão): monte a "
               "matriz de uma vez, com operações do numpy sobre o vetor s inteiro — um pedaço que só vive na diagonal "
               "e uma tabela de todos os produtos sᵢsⱼ.",
               tem_laco),

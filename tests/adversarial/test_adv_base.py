@@ -337,7 +337,7 @@ LEITURAS = [
     (TOKENS, "16", "ok", "Você previu certo"),
     (TOKENS, "16 MiB", "tipo", "pede o número em tokens"),
     (CAPACIDADE, "16", "ok", "Você previu certo"),
-    (CAPACIDADE, "16 bytes", "tipo", "sem unidade"),
+    (CAPACIDADE, "16 bytes", "tipo", "pede o número em tokens"),
 ]
 
 

@@ -13,11 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from helpers.licoes.aprendida import analise as an
-from helpers.licoes.aprendida import frases as fr
-from helpers.licoes.aprendida.arquivo import NOME_MODELO, ambiente
-from helpers.licoes.aprendida.rede import _lote, _perda_e_grad_base, _perda_e_grad_modelo
-from helpers.modelo import (
+from helpers.licoes.aprendida import (
     ALVOS,
     LACUNA,
     N_MAX,
@@ -38,6 +34,10 @@ from helpers.modelo import (
     treinar,
     treinar_sem_atencao,
 )
+from helpers.licoes.aprendida import analise as an
+from helpers.licoes.aprendida import frases as fr
+from helpers.licoes.aprendida.arquivo import NOME_MODELO, ambiente
+from helpers.licoes.aprendida.rede import _lote, _perda_e_grad_base, _perda_e_grad_modelo
 from tools.treinar import N_AVALIACAO, SEMENTE_AVALIACAO
 
 # ---------------------------------------------------------------------------------------------

@@ -337,7 +337,7 @@ def codificar(tokens: Sequence[str]) -> NDArray[np.int64]:
                 dica = f" (tente em minúsculas: {palavra.lower()!r})"
             raise ValueError(
                 f"a palavra {palavra!r} (posição {i}) não está no vocabulário do modelo{dica}. "
-                f"O modelo conhece {len(VOCABULARIO)} palavras; veja helpers.modelo.VOCABULARIO."
+                f"O modelo conhece {len(VOCABULARIO)} palavras; veja helpers.licoes.aprendida.VOCABULARIO."
             )
         ids.append(_ID[palavra])
     return np.asarray(ids, dtype=np.int64)

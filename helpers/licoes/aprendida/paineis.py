@@ -426,7 +426,7 @@ class PainelTreino(Painel):
         try:
             if self._frases_treino is None:
                 self.rotulo.value = "gerando as frases de treino…"
-                self._frases_treino = gerar_frases(receita.n_frases, semente=receita.semente_frases)
+                self._frases_treino = gerar_frases(receita.n_frases, semente=receita.semente_frases, conjunto="treino")
             nome = f"semente {receita.semente}, {receita.passos} passos"
             curva = self._nova_curva(nome)
             self.progresso.max, self.progresso.value = receita.passos, 0
@@ -482,4 +482,4 @@ def painel_treino(inicial: Treino | None = None, *, receita: Receita = RECEITA_A
         "semente": W.IntSlider(value=semente, min=0, max=9, step=1, description="semente", **estilo),
     }
     curva = None if inicial is None else ("o treino curto do notebook", inicial.perdas)
-    return PainelTreino(controles, receita, gerar_frases(n_frases_medida, semente=SEMENTE_MEDIDA), curva)
+    return PainelTreino(controles, receita, gerar_frases(n_frases_medida, semente=SEMENTE_MEDIDA, conjunto="avaliacao"), curva)

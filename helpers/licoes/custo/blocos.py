@@ -18,6 +18,7 @@ import numpy as np
 
 from ...attention import scaled_dot_product_attention
 from ...corretor import Array, Caso, Erro, Exercicio, RespostaInvalida, conferir, corretor_de
+from ...respostas import perto
 
 __all__ = ["POR_BLOCOS", "check_atencao_por_blocos", "percorrer_em_blocos"]
 
@@ -105,7 +106,7 @@ def _estado_bate(novo: Any, certo: tuple[float, float, np.ndarray], tol: float) 
         fator = float(np.exp(float(m.reshape(-1)[0]) - certo[0]))
         for nome, x, y in (("l", l_.reshape(-1)[0] * fator, certo[1]), ("acc", acc.reshape(np.shape(certo[2])) * fator,
                                                                        certo[2])):
-            if not np.allclose(x, y, rtol=tol, atol=tol * max(1.0, float(np.max(np.abs(y))))):
+            if not perto(x, y, rtol=tol, atol=tol * max(1.0, float(np.max(np.abs(y)))), nan_igual=False):
                 return nome
     return None
 
@@ -169,7 +170,7 @@ def percorrer_em_blocos(atualizar: Callable[..., Any], q: np.ndarray, K: np.ndar
     with np.errstate(all="ignore"):
         saida = np.asarray(acc, dtype=float) / float(np.asarray(l_, dtype=float).reshape(-1)[0])
         certa = _por_blocos_certo(q, K, V, tamanho_bloco)
-        if conferir_estados and saida.shape == certa.shape and np.allclose(saida, certa, rtol=1e-5, atol=1e-5):
+        if conferir_estados and perto(saida, certa, rtol=1e-5, atol=1e-5, nan_igual=False):
             return _conferir_estados(atualizar, q, K, V, tamanho_bloco) or saida
     return saida
 

@@ -26,6 +26,7 @@ from ...corretor import (
 )
 from ...efficient import combine_states
 from ...formato import vetor
+from ...respostas import perto
 from .medidas import bytes_na_prosa
 
 __all__ = ["COMBINAR_ESTADOS", "MEMORIA_PESOS", "EstadoOnline", "check_combinar_estados", "check_memoria_pesos"]
@@ -55,10 +56,9 @@ class EstadoOnline(Formato):
         return tuple(partes)
 
     def igual(self, a: tuple, b: tuple) -> bool:
-        def perto(x: float, y: float) -> bool:  # NaN bate com NaN (o erro que dá NaN é reconhecido pelo NaN)
-            return (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=self.tol, abs_tol=1e-12)
-
-        return perto(a[0], b[0]) and perto(a[1], b[1]) and Array(self.tol).igual(a[2], b[2])
+        # NaN bate com NaN (o erro que dá NaN é reconhecido pelo NaN)
+        return (perto(a[0], b[0], rtol=self.tol, atol=1e-12) and perto(a[1], b[1], rtol=self.tol, atol=1e-12)
+                and Array(self.tol).igual(a[2], b[2]))
 
     def mostrar(self, x: tuple) -> str:
         return f"(m = {x[0]:.6g}, l = {x[1]:.6g}, acc = {vetor(x[2])})"
@@ -146,7 +146,7 @@ def _razao_de_exponenciais(estado_a: tuple, estado_b: tuple) -> tuple:
 
 
 def _maximo_errado(y: Any, certo: tuple, _caso: Caso) -> bool:
-    return not math.isclose(_ESTADO.normalizar(y)[0], certo[0], rel_tol=_ESTADO.tol, abs_tol=1e-12)
+    return not perto(_ESTADO.normalizar(y)[0], certo[0], rtol=_ESTADO.tol, atol=1e-12, nan_igual=False)
 
 
 def _nao_finito(y: Any) -> bool:

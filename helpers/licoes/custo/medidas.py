@@ -52,8 +52,8 @@ def bytes_na_prosa(n_bytes: float) -> str:
 def um_nucleo() -> Iterator[None]:
     """Dentro do ``with``, **toda** a conta roda num núcleo só: o BLAS (as multiplicações de matrizes do
     numpy, limitadas pelo ``threadpoolctl``) **e** as contas que a própria coleção divide entre os
-    núcleos — a softmax da atenção, que a partir de 2²⁰ escores reparte as linhas entre threads, e a
-    atenção por blocos, que reparte os blocos de queries. Assim o tempo medido é o de um núcleo, e a
+    núcleos — o caminho rápido da atenção de várias cabeças, que a partir de 2²⁰ escores reparte as linhas da
+    softmax entre threads, e a atenção por blocos, que reparte os blocos de queries. Assim o tempo medido é o de um núcleo, e a
     inclinação não mistura trechos em paralelo com trechos sequenciais.
     """
     from ... import _fast, efficient
