@@ -922,6 +922,34 @@ def test_fracao_cada_erro_tem_nome(nome):
     confere_erro_nomeado(cor.FRACAO_QUE_SEGUE, _FRACOES_ERRADAS, nome)
 
 
+#: pedaços do código da solução que nenhuma mensagem de erro do corretor do remendo pode conter
+_CODIGO_DA_SOLUCAO = ("np.arange", "lacunas[b]", "[linhas", "[frases", "contrafactual[", "saida[",
+                      "== classes_contrafactuais", "== np.asarray(classes_contrafactuais)", "troque para ==")
+
+
+def _mensagens_de_falha_do_remendo() -> list[str]:
+    textos = [cor.REMENDO.dica_de_forma, cor.REMENDO.dica_de_valor, cor.FRACAO_QUE_SEGUE.dica_de_valor]
+    for ex in (cor.REMENDO, cor.FRACAO_QUE_SEGUE):
+        for caso in ex.casos():
+            textos += [e.texto(caso) for e in ex.erros]
+    for errados, ex in ((_REMENDOS_ERRADOS, cor.REMENDO), (_FRACOES_ERRADAS, cor.FRACAO_QUE_SEGUE)):
+        for fn in errados.values():
+            veredito = corrigir(ex, fn)
+            assert not veredito.ok
+            textos.append(veredito.mensagem)
+    # uma resposta sem sentido (zeros) também cai na dica de valor
+    textos.append(corrigir(cor.REMENDO, lambda limpa, contrafactual, cabeca, lacunas: np.zeros_like(limpa)).mensagem)
+    return textos
+
+
+def test_nenhuma_falha_do_remendo_entrega_o_codigo_da_solucao():
+    textos = _mensagens_de_falha_do_remendo()
+    assert len(textos) > 20
+    for texto in textos:
+        for pedaco in _CODIGO_DA_SOLUCAO:
+            assert pedaco.lower() not in texto.lower(), (pedaco, texto)
+
+
 def test_remendo_certo_de_dois_jeitos_passa_e_roda_no_modelo(capsys):
     assert cor.check_remendo(_remendo_certo_do_estudante, _fracao_certa_do_estudante)
     assert cor.check_remendo(licao.remendo_na_lacuna, lambda p, lim, con: licao.fracao_que_segue(p, con))

@@ -669,8 +669,7 @@ def _casos_remendo() -> list[Caso]:
 
 
 _O_QUE_E_O_REMENDO = ("O remendo troca um só pedaço: a saída **dessa** cabeça, **só** na posição da lacuna de **cada** "
-                      "frase — saida[b, cabeca, lacunas[b]] = contrafactual[b, cabeca, lacunas[b]] para cada frase b "
-                      "(com índices: linhas = np.arange(len(lacunas)); saida[linhas, cabeca, lacunas] = …)")
+                      "frase (cada frase tem a sua), copiada da frase contrafactual; todo o resto fica como na limpa")
 
 REMENDO = Exercicio(
     nome="o remendo de uma cabeça na lacuna",
@@ -702,13 +701,15 @@ REMENDO = Exercicio(
              quando=_outra_cabeca_bate),
         Erro("última posição",
              "Você remendou a **última** posição (-1) de cada frase. Num lote, as frases mais curtas têm enchimento "
-             "depois da lacuna: a última posição só é a lacuna na frase mais longa. Use lacunas[b]. "
-             f"{_O_QUE_E_O_REMENDO}.",
+             "depois da lacuna: a última posição só é a lacuna na frase mais longa. A lacuna de cada frase está no "
+             f"array das lacunas. {_O_QUE_E_O_REMENDO}.",
              resposta=_remendo_errado("última posição")),
         Erro("lacunas cruzadas",
-             "Com saida[:, cabeca, lacunas], o numpy combina **todas** as frases com **todas** as lacunas: cada frase "
-             "recebeu o remendo nas posições das lacunas de todas as outras. Para pegar um par (frase b, lacuna b) "
-             f"de cada vez, indexe as frases com np.arange: {_O_QUE_E_O_REMENDO}.",
+             "Você deixou o eixo das frases inteiro (:) e indexou as posições com o array das lacunas: o numpy "
+             "combina **todas** as frases com **todas** as lacunas, e cada frase recebeu o remendo também nas "
+             "posições das lacunas das outras. O que se quer é um par (frase, a lacuna dessa frase) de cada vez — "
+             "o índice das frases precisa andar junto com o das lacunas, e não ficar inteiro. "
+             f"{_O_QUE_E_O_REMENDO}.",
              resposta=_remendo_errado("lacunas cruzadas")),
     ],
     dica_de_forma="A saída tem a forma de limpa: (frases, cabeças, posições, d_head).",
@@ -748,23 +749,21 @@ FRACAO_QUE_SEGUE = Exercicio(
     erros=[
         Erro("mediu a acurácia",
              "Você mediu a acurácia (a fração que continua na forma do sujeito **original**). O remendo pergunta "
-             "outra coisa: quantas previsões **seguem** o sujeito da frase contrafactual — previstas == "
-             "classes_contrafactuais. Uma previsão pode sair da forma certa sem ir para a do sujeito trocado.",
+             "outra coisa: quantas previsões **seguem** o sujeito da frase contrafactual, isto é, viraram a forma "
+             "dele. Uma previsão pode sair da forma certa sem ir para a do sujeito trocado.",
              resposta=lambda previstas, classes_limpas, **_: float(np.mean(np.asarray(previstas)
                                                                             == np.asarray(classes_limpas)))),
         Erro("contou toda mudança",
              "Você contou toda previsão que **mudou** (previstas != classes_limpas). Mas mudar para uma terceira forma "
-             "não é seguir o sujeito trocado: conte só as que viraram a forma dele, previstas == "
-             "classes_contrafactuais.",
+             "não é seguir o sujeito trocado: conte só as que viraram a forma do sujeito contrafactual.",
              resposta=lambda previstas, classes_limpas, **_: float(np.mean(np.asarray(previstas)
                                                                             != np.asarray(classes_limpas)))),
         Erro("as que não seguem",
-             "Você contou as que **não** seguem o sujeito trocado (!=). Troque para ==.",
+             "Você contou as que **não** seguem o sujeito trocado: a comparação ficou invertida.",
              resposta=lambda previstas, classes_contrafactuais, **_: float(np.mean(
                  np.asarray(previstas) != np.asarray(classes_contrafactuais)))),
         Erro("contagem em vez de fração",
-             "Você devolveu quantas seguem, e não a fração: divida pelo número de frases (np.mean de um array de "
-             "True/False faz as duas coisas).",
+             "Você devolveu quantas seguem, e não a fração: falta dividir pelo número de frases.",
              resposta=lambda previstas, classes_contrafactuais, **_: float(np.sum(
                  np.asarray(previstas) == np.asarray(classes_contrafactuais)))),
     ],
