@@ -3,7 +3,8 @@ vista das cabeças.
 
 A conta é conferida contra duas outras implementações: a atenção do próprio modelo
 (``modelo.atencao``, que passa por ``multi_head_attention`` com as cabeças separadas por ``split_heads``) e a
-conta escrita aqui à mão, produto escalar a produto escalar. Além do modelo de ``data/``, modelos sorteados
+conta escrita aqui à mão, produto escalar a produto escalar; a entrada de cada camada (``modelo.entradas``), contra
+a conta de ida refeita aqui, camada a camada. Além do modelo de ``data/``, modelos sorteados
 com outras formas (quatro cabeças, três camadas, sem residual) impedem que uma fatia de cabeça errada passe
 por acaso.
 """
@@ -17,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from helpers import attention
 from helpers.licoes import aprendida as licao
 from helpers.licoes.aprendida import frases as fr
 from helpers.licoes.aprendida import qk
@@ -51,7 +53,7 @@ def test_pesos_sao_a_atencao_do_modelo_em_toda_camada_cabeca_e_linha(modelo):
     for nome, m in _todos_os_modelos(modelo):
         for tokens in [f.split() for f in FRASES] + _frases_geradas():
             atencao = m.atencao(tokens)  # (L, H, n, n)
-            entradas = qk.entradas_das_camadas(m, tokens)
+            entradas = m.entradas(tokens)
             for c in range(m.n_camadas):
                 for h in range(m.n_cabecas):
                     for i in range(len(tokens)):
@@ -66,7 +68,7 @@ def test_sem_entradas_prontas_da_o_mesmo_e_a_padrao_e_a_lacuna(modelo):
     tokens = licao.EXEMPLOS[1].split()
     conta = qk.conta_qk(modelo, tokens, 1, 0)
     assert conta.posicao == len(tokens) - 1 and conta.tokens[conta.posicao] == fr.LACUNA
-    pronta = qk.conta_qk(modelo, tokens, 1, 0, len(tokens) - 1, qk.entradas_das_camadas(modelo, tokens))
+    pronta = qk.conta_qk(modelo, tokens, 1, 0, len(tokens) - 1, modelo.entradas(tokens))
     np.testing.assert_array_equal(conta.pesos, pronta.pesos)
     np.testing.assert_allclose(conta.pesos, modelo.atencao(tokens)[1, 0, -1], rtol=0, atol=1e-12)
     assert qk.conta_qk(modelo, " ".join(tokens), 1, 0).tokens == tuple(tokens)  # texto com espaços vale
@@ -91,7 +93,7 @@ def test_q_e_k_da_primeira_camada_sao_as_projecoes_dos_embeddings(modelo):
     tokens = licao.EXEMPLOS[4].split()
     p = modelo.parametros
     x0 = np.array([p["embedding"][fr.VOCABULARIO.index(t)] + p["posicao"][n] for n, t in enumerate(tokens)])
-    np.testing.assert_allclose(qk.entradas_das_camadas(modelo, tokens)[0], x0, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(modelo.entradas(tokens)[0], x0, rtol=0, atol=1e-14)
     d = modelo.receita.d_model // modelo.n_cabecas
     for h in range(modelo.n_cabecas):
         conta = qk.conta_qk(modelo, tokens, 0, h, 3)
@@ -100,6 +102,23 @@ def test_q_e_k_da_primeira_camada_sao_as_projecoes_dos_embeddings(modelo):
     # na camada 1 a entrada já passou pela atenção da camada 0: as keys não são mais as projeções de x0
     k1 = qk.conta_qk(modelo, tokens, 1, 0).k
     assert not np.allclose(k1, x0 @ p["w_k1"][:, :d])
+
+
+def test_entradas_das_camadas_refeitas_camada_a_camada(modelo):
+    """``modelo.entradas`` contra a conta de ida escrita aqui, uma frase sem lote, camada a camada (com e sem residual)."""
+    for nome, m in _todos_os_modelos(modelo):
+        p = m.parametros
+        for tokens in [f.split() for f in FRASES[:3]]:
+            x = np.array([p["embedding"][fr.VOCABULARIO.index(t)] + p["posicao"][n] for n, t in enumerate(tokens)])
+            esperadas = []
+            for c in range(m.n_camadas):
+                esperadas.append(x)
+                a, _ = attention.multi_head_attention(x, x, p[f"w_q{c}"], p[f"w_k{c}"], p[f"w_v{c}"], p[f"w_o{c}"],
+                                                      m.n_cabecas)
+                x = x + a if m.receita.residual else a
+            entradas = m.entradas(tokens)
+            assert entradas.shape == (m.n_camadas, len(tokens), m.receita.d_model), nome
+            np.testing.assert_allclose(entradas, np.stack(esperadas), rtol=0, atol=1e-12, err_msg=nome)
 
 
 @pytest.mark.parametrize("argumentos, trecho", [
@@ -121,8 +140,8 @@ def test_entradas_invalidas_viram_mensagem_em_portugues(modelo, argumentos, trec
 
 
 def test_entradas_de_outra_frase_sao_recusadas(modelo):
-    outras = qk.entradas_das_camadas(modelo, licao.EXEMPLOS[1])
-    with pytest.raises(ValueError, match="entradas precisa ter 2 matrizes"):
+    outras = modelo.entradas(licao.EXEMPLOS[1])
+    with pytest.raises(ValueError, match=re.escape("entradas precisa ter a forma (n_camadas, n, d_model) = (2, 6, 32)")):
         qk.conta_qk(modelo, licao.EXEMPLOS[0], 0, 0, None, outras)
 
 

@@ -33,7 +33,7 @@ from .figuras import (
     titulo_da_vista,
 )
 from .frases import ALVOS, ARTIGOS, LACUNA, N_MAX, VOCABULARIO, Frase, gerar_frases
-from .qk import ContaQK, conta_qk, entradas_das_camadas, tabela_qk
+from .qk import ContaQK, conta_qk, tabela_qk
 from .rede import RECEITA_AO_VIVO, ModeloConcordancia, Receita, Treino, treinar
 
 __all__ = ["EXEMPLOS", "DIGITADA", "PainelTreino", "PainelVistaCabecas", "ler_frase", "painel_treino",
@@ -116,7 +116,7 @@ class PainelVistaCabecas(Painel):
         self.modelo = modelo
         self.tokens_digitados: list[str] = ler_frase(controles["texto"].value)
         self.erro_texto: str | None = None
-        self._contas: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = {}
+        self._contas: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         fig = Figure(figsize=(10.0, altura_da_vista(N_MAX)))
         ax_vista, eixos = layout_vista(fig, modelo.n_camadas, modelo.n_cabecas)
         self.vista, self.miniaturas = VistaCabeca(ax_vista, N_MAX), Miniaturas(eixos)
@@ -129,12 +129,12 @@ class PainelVistaCabecas(Painel):
         frase = self.controles["frase"].value
         return list(self.tokens_digitados) if frase == DIGITADA else frase.split()
 
-    def _contas_da_frase(self, tokens: list[str]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    def _contas_da_frase(self, tokens: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Os pesos, as probabilidades e a entrada de cada camada (para a conta q · k) de uma frase, guardados."""
         chave = tuple(tokens)
         if chave not in self._contas:
             self._contas[chave] = (self.modelo.atencao(tokens), self.modelo.probabilidades(tokens),
-                                   entradas_das_camadas(self.modelo, tokens))
+                                   self.modelo.entradas(tokens))
         return self._contas[chave]
 
     def _calcular_estado(self, v: dict[str, Any]) -> dict[str, Any]:

@@ -3,10 +3,9 @@
 No espírito da *neuron view* do BertViz: para uma frase, uma camada, uma cabeça e uma palavra que olha
 (padrão: a lacuna), a *query* ``q`` dessa palavra, a *key* ``kⱼ`` de cada palavra, os escores
 ``q · kⱼ / √d_head`` e os pesos, a softmax dos escores. São os mesmos números da atenção do modelo
-(:meth:`~.rede.ModeloConcordancia.atencao`), refeitos a partir dos parâmetros dele::
+(:meth:`~.rede.ModeloConcordancia.atencao`), refeitos a partir da entrada de cada camada
+(:meth:`~.rede.ModeloConcordancia.entradas`, ``xₗ``) e dos parâmetros::
 
-    x₀ = E[tokens] + P[posições]                     (n, d_model)
-    xₗ₊₁ = xₗ + MHA(xₗ)   (ou só MHA(xₗ) sem residual)
     q = xₗ[i] · W_qˡ[:, h·d_head : (h+1)·d_head]      (d_head,)
     kⱼ = xₗ[j] · W_kˡ[:, h·d_head : (h+1)·d_head]     (n, d_head)
 
@@ -23,41 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ...attention import multi_head_attention, softmax
+from ...attention import softmax
 from ...formato import decimal
 from .figuras import COR_PAPEL, papeis_da_frase
-from .frases import LACUNA, N_MAX, codificar
-from .rede import ModeloConcordancia
+from .frases import LACUNA
+from .rede import ModeloConcordancia, _tokens_da_frase
 
-__all__ = ["ContaQK", "conta_qk", "entradas_das_camadas", "tabela_qk"]
-
-
-def _validar_tokens(tokens: Sequence[str] | str) -> list[str]:
-    toks = tokens.split() if isinstance(tokens, str) else list(tokens)
-    if not toks:
-        raise ValueError(f"a frase está vazia: escreva palavras do vocabulário terminando na lacuna {LACUNA}.")
-    codificar(toks)  # uma palavra fora do vocabulário vira ValueError em português
-    if toks[-1] != LACUNA:
-        raise ValueError(f"a frase precisa terminar com a lacuna {LACUNA}, como as que o modelo viu no treino; a "
-                         f"última palavra é «{toks[-1]}».")
-    if len(toks) > N_MAX:
-        raise ValueError(f"o modelo aceita frases de até {N_MAX} palavras (a lacuna incluída); esta tem {len(toks)}.")
-    return toks
-
-
-def entradas_das_camadas(modelo: ModeloConcordancia, tokens: Sequence[str] | str) -> list[NDArray[np.float64]]:
-    """A entrada ``xₗ`` ``(n, d_model)`` de cada camada ``l`` para uma frase de ``n`` palavras (a da camada 0 é
-    ``E[tokens] + P[:n]``; a da seguinte soma a saída da atenção, se o modelo tiver residual)."""
-    toks = _validar_tokens(tokens)
-    p = modelo.parametros
-    x = p["embedding"][codificar(toks)] + p["posicao"][: len(toks)]  # (n, d_model)
-    entradas = []
-    for camada in range(modelo.n_camadas):
-        entradas.append(x)
-        a, _ = multi_head_attention(x, x, p[f"w_q{camada}"], p[f"w_k{camada}"], p[f"w_v{camada}"],
-                                    p[f"w_o{camada}"], modelo.n_cabecas)  # (n, d_model)
-        x = x + a if modelo.receita.residual else a
-    return entradas
+__all__ = ["ContaQK", "conta_qk", "tabela_qk"]
 
 
 @dataclass(frozen=True)
@@ -96,24 +67,24 @@ def _indice(valor: int, nome: str, limite: int, o_que: str) -> int:
 
 
 def conta_qk(modelo: ModeloConcordancia, tokens: Sequence[str] | str, camada: int, cabeca: int,
-             posicao: int | None = None, entradas: Sequence[NDArray[np.float64]] | None = None) -> ContaQK:
+             posicao: int | None = None, entradas: NDArray[np.float64] | None = None) -> ContaQK:
     """A query da palavra ``posicao`` (padrão: a lacuna, a última), a key de cada palavra, os escores
     ``q · kⱼ / √d_head`` e os pesos (a softmax deles) na cabeça ``cabeca`` da camada ``camada``.
 
-    ``entradas``: as de :func:`entradas_das_camadas` já calculadas para a mesma frase (o painel as guarda).
+    ``entradas``: ``modelo.entradas(tokens)``, ``(n_camadas, n, d_model)``, já calculadas (o painel as guarda).
     Os pesos são a linha ``modelo.atencao(tokens)[camada, cabeca, posicao]``.
     """
-    toks = _validar_tokens(tokens)
-    n = len(toks)
+    toks = _tokens_da_frase(tokens)
+    n, d_model = len(toks), modelo.receita.d_model
     camada = _indice(camada, "camada", modelo.n_camadas, f"o modelo tem {modelo.n_camadas} camadas")
     cabeca = _indice(cabeca, "cabeca", modelo.n_cabecas, f"cada camada tem {modelo.n_cabecas} cabeças")
     posicao = n - 1 if posicao is None else _indice(posicao, "posicao", n, f"a frase tem {n} palavras")
     if entradas is None:
-        entradas = entradas_das_camadas(modelo, toks)
-    elif len(entradas) != modelo.n_camadas or np.shape(entradas[camada]) != (n, modelo.receita.d_model):
-        raise ValueError(f"entradas precisa ter {modelo.n_camadas} matrizes (n, d_model) = ({n}, "
-                         f"{modelo.receita.d_model}), as de entradas_das_camadas para esta frase.")
-    x = entradas[camada]  # (n, d_model)
+        entradas = modelo.entradas(toks)
+    elif np.shape(entradas) != (modelo.n_camadas, n, d_model):
+        raise ValueError(f"entradas precisa ter a forma (n_camadas, n, d_model) = ({modelo.n_camadas}, {n}, {d_model}), "
+                         f"a de modelo.entradas(tokens) para esta frase; tem {np.shape(entradas)}.")
+    x = entradas[camada]  # (n, d_model): xₗ
     d_head = modelo.receita.d_model // modelo.n_cabecas
     fatia = slice(cabeca * d_head, (cabeca + 1) * d_head)
     q = x[posicao] @ modelo.parametros[f"w_q{camada}"][:, fatia]  # (d_head,)

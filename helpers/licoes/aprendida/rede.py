@@ -259,6 +259,19 @@ class ModeloConcordancia:
             _, _, pesos = _frente(self.parametros, ids, None, self.n_cabecas, self.receita.residual)
         return np.stack([w[0] for w in pesos])  # (L, H, n, n)
 
+    def entradas(self, tokens: Sequence[str] | str) -> NDArray[np.float64]:
+        """A entrada ``xₗ`` de cada camada ``l``, ``(n_camadas, n, d_model)``, para uma frase de ``n`` palavras.
+
+        ``[0]`` é ``E[tokens] + P[:n]`` e ``[l + 1]`` é ``xₗ + MHA(xₗ)`` (só ``MHA(xₗ)`` num modelo sem residual).
+        As *queries* e as *keys* da cabeça ``h`` da camada ``l`` são ``xₗ · W_qˡ`` e ``xₗ · W_kˡ``, na fatia de
+        colunas dessa cabeça (veja :mod:`.qk`).
+        """
+        tokens = _tokens_da_frase(tokens)
+        ids = codificar(tokens)[None, :]
+        with blas_one_thread():
+            _, entradas, _ = _frente(self.parametros, ids, None, self.n_cabecas, self.receita.residual)
+        return np.stack([x[0] for x in entradas])  # (L, n, d_model)
+
     # -- lotes de frases geradas --------------------------------------------------------------------
 
     def logits_lote(self, frases: Sequence[Frase]) -> NDArray[np.float64]:
