@@ -879,15 +879,39 @@ def _corrigir(ex: Exercicio, fn: Any) -> Veredito:
     return Veredito(True, f"{OK} {ex.acerto() if callable(ex.acerto) else ex.acerto}")
 
 
-def corretor_de(ex: Exercicio | Previsao) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
-    """Marca uma função ``check_*`` com o exercício que ela corrige (``check_x.exercicio``): é assim que
-    os testes comparam os erros que o corretor reconhece com os "erros típicos" do guia do instrutor."""
+def corretor_de(*exercicios: Exercicio | Previsao) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Marca uma função ``check_*`` (ou ``prever_*``) com o exercício que ela corrige e escreve o resto da docstring
+    dela a partir dos dados.
 
-    def marcar(check: Callable[..., bool]) -> Callable[..., bool]:
-        check.exercicio = ex  # type: ignore[attr-defined]
+    ``check_x.exercicio`` é o exercício (com mais de um, o primeiro; todos ficam em ``check_x.exercicios``): é assim
+    que os testes comparam os erros que o corretor reconhece com os "erros típicos" do guia do instrutor. A
+    docstring escrita à mão diz só o que a função recebe e devolve (as formas); :func:`documentacao` acrescenta os
+    casos, os erros e as regras de cada exercício, que assim nunca ficam desatualizados."""
+    if not exercicios:
+        raise ValueError("corretor_de precisa de pelo menos um exercício: corretor_de(EXERCICIO).")
+
+    def marcar(check: Callable[..., Any]) -> Callable[..., Any]:
+        check.exercicio = exercicios[0]  # type: ignore[attr-defined]
+        check.exercicios = exercicios  # type: ignore[attr-defined]
+        check.__doc__ = documentacao(check.__doc__, exercicios)
         return check
 
     return marcar
+
+
+def documentacao(mao: str | None, exercicios: Sequence[Any]) -> str:
+    """A docstring de um corretor: a parte escrita à mão (``mao``: o que a função recebe e devolve), seguida de
+    listas geradas dos dados de cada exercício — "Casos:" (a :attr:`Caso.descricao` de cada caso), "Erros que
+    reconhece:" (o :attr:`Erro.nome` de cada erro clássico, ou os equívocos de ``nomes_dos_erros()``) e "Regras:"
+    (o :attr:`Regra.nome` de cada regra do enunciado). Com vários exercícios, cada título diz de qual é."""
+    partes = [inspect.cleandoc(mao)] if mao and mao.strip() else []
+    for ex in exercicios:
+        de = f" ({ex.nome})" if len(exercicios) > 1 else ""
+        listas = (("Casos", [c.descricao for c in ex.casos()] if isinstance(ex, Exercicio) else []),
+                  ("Erros que reconhece", list(ex.nomes_dos_erros())),
+                  ("Regras", [r.nome for r in getattr(ex, "regras", ())]))
+        partes += [f"{titulo}{de}:\n" + "\n".join(f"- {item}" for item in itens) for titulo, itens in listas if itens]
+    return "\n\n".join(partes)
 
 
 def corrigir(ex: Exercicio, fn: Any) -> Veredito:

@@ -203,14 +203,8 @@ PRODUTO_ESCALAR = Exercicio(
 
 @corretor_de(PRODUTO_ESCALAR)
 def check_produto_escalar(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
-    """Confere ``fn(q, k)`` = produto escalar ``Σ qᵢ kᵢ`` de dois vetores 1-D (um número), feito à mão: com as
-    respostas certas, um ``@``, ``np.dot`` (ou ``q.dot``, ``np.inner``, ``np.einsum``…) é recusado pela regra
-    do enunciado.
-
-    Reconhece cada erro de :data:`PRODUTO_ESCALAR`: produto elemento a elemento sem a soma, soma dos vetores,
-    produto das somas (um laço duplo), produto dos comprimentos, média no lugar da soma, e os laços que pegam
-    só a primeira coordenada (um ``return`` dentro do laço), param uma antes do fim, começam em 1 ou substituem
-    o total em vez de acumulá-lo.
+    """Confere ``fn(q, k)`` = o produto escalar ``Σ qᵢ kᵢ`` de dois vetores 1-D da mesma forma ``(d,)``: um
+    número, feito à mão (sem ``@`` nem ``np.dot``).
     """
     return conferir(PRODUTO_ESCALAR, fn)
 

@@ -331,12 +331,7 @@ ESCORES_ESCALADOS = Exercicio(
 @corretor_de(ESCORES_ESCALADOS)
 def check_escores_escalados(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
     """Confere ``fn(q, K)`` = ``K @ q / √d``: os escores de uma query ``(d,)`` contra as keys ``K`` ``(n, d)``,
-    divididos pela raiz da dimensão ``d`` (o comprimento de cada vetor).
-
-    Reconhece cada erro de :data:`ESCORES_ESCALADOS`: sem escala, dividir por ``d``, multiplicar por ``√d``,
-    a precedência de ``d ** 1/2``, a raiz do **número de keys**, a softmax já aplicada, com a escala certa os
-    erros do produto escalar e dos laços do notebook 02 e, por último, qualquer outro divisor (um √2 fixo,
-    ``K.size``…).
+    divididos pela raiz da dimensão ``d`` (o comprimento de cada vetor); um vetor ``(n,)``.
     """
     return conferir(ESCORES_ESCALADOS, fn)
 
@@ -664,11 +659,7 @@ PESOS_ATENCAO = Exercicio(
 
 @corretor_de(PESOS_ATENCAO)
 def check_pesos_de_atencao(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
-    """Confere ``fn(Q, K)`` = ``softmax(Q Kᵀ / √d)`` linha por linha: ``Q`` ``(m, d)``, ``K`` ``(n, d)`` → ``(m, n)``.
-
-    Casos: o exemplo resolvido (a primeira linha é o Exemplo 1), ``d = 16``, ``Q`` e ``K`` quadradas (onde um
-    ``keepdims`` esquecido roda calado e erra) e o padrão de estabilidade da coleção (uma query de escores muito
-    negativos, queries separadas por milhares, uma query muito espalhada, float32). Reconhece cada erro de
-    :data:`PESOS_ATENCAO`.
+    """Confere ``fn(Q, K)`` = ``softmax(Q Kᵀ / √d)`` linha por linha: ``Q`` ``(m, d)``, ``K`` ``(n, d)`` → ``(m, n)``,
+    cada linha somando 1.
     """
     return conferir(PESOS_ATENCAO, fn)

@@ -362,15 +362,8 @@ PASSO_RNN = Exercicio(
 
 @corretor_de(PASSO_RNN)
 def check_passo_rnn(fn: Callable[..., Any]) -> bool:
-    """Confere um passo de RNN ``fn(h, x, W_h, W_x, b)`` = ``tanh(W_h h + W_x x + b)``, forma ``(n,)``.
-
-    Casos: o exemplo pequeno do notebook (``n = 2``, ``d = 3``, ``x`` *one-hot*), um caso aleatório
-    (``n = 3``, ``d = 4``) e um quadrado (``n = d = 2``, onde as matrizes trocadas rodam e se reconhecem).
-    Reconhece cada erro de :data:`PASSO_RNN`: faltou o ``tanh``; outra não linearidade (sigmoide, ReLU);
-    ``tanh`` só em parte da soma, ou um em cada parcela; faltou o viés ``b``; faltou o estado anterior (``W_h h``)
-    ou a entrada (``W_x x``); ``W_h`` transposta; somou o ``h`` antigo; ``*`` em vez de ``@`` (em ``W_h h`` ou em
-    ``W_x x``); uma coluna de ``W_x`` no lugar de ``W_x @ x`` (como se ``x`` fosse sempre *one-hot*); as matrizes
-    trocadas e a convenção de vetor-linha (o erro de forma é explicado).
+    """Confere um passo de RNN ``fn(h, x, W_h, W_x, b)`` = ``tanh(W_h h + W_x x + b)``: o estado ``h`` ``(n,)``,
+    a entrada ``x`` ``(d,)``, ``W_h`` ``(n, n)``, ``W_x`` ``(n, d)`` e ``b`` ``(n,)``; a resposta é o estado novo, ``(n,)``.
     """
     return conferir(PASSO_RNN, fn)
 
@@ -521,14 +514,8 @@ LER_SEQUENCIA = Exercicio(
 @corretor_de(LER_SEQUENCIA)
 def check_ler_sequencia(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(xs, W_h, W_x, b)``: os estados ``(T, n)`` de uma RNN tanh que lê ``xs`` ``(T, d)`` a partir
-    de ``h = 0``; a linha ``t`` é o estado depois de ler o token ``t``.
-
-    Casos: o exemplo pequeno do notebook, os pesos de ``rnn_pequena`` com 7 tokens, um caso quadrado
-    (``n = d``) e uma sequência de um token só. Reconhece cada erro de :data:`LER_SEQUENCIA` (só o estado
-    final, o estado inicial incluído, um passo de atraso, o estado que não passa adiante, o mesmo array
-    guardado ``T`` vezes, a ordem invertida na leitura ou na saída, um laço que para um token antes ou começa
-    no segundo, os estados nas colunas e um passo errado dentro do laço — qualquer erro de :data:`PASSO_RNN`).
-    O laço é o exercício: com as respostas certas, a RNN pronta (``TanhRNN(…).run``) é recusada pela regra.
+    de ``h = 0``; a linha ``t`` é o estado depois de ler o token ``t`` (``W_h``, ``W_x`` e ``b`` como em
+    :func:`check_passo_rnn`). O laço é o exercício.
     """
     return conferir(LER_SEQUENCIA, fn)
 

@@ -359,13 +359,6 @@ ESCORES = Exercicio(
 def check_escores(fn: Callable[[np.ndarray, np.ndarray], Any]) -> bool:
     """Confere ``fn(q, K)``: os escores ``q·kᵢ`` de uma query ``(d,)`` contra as keys ``K`` ``(n, d)``,
     todos de uma vez, num vetor ``(n,)`` na ordem das keys.
-
-    Reconhece cada erro de :data:`ERROS_ESCORES`: produto elemento a elemento sem a soma, soma no eixo
-    errado, soma de tudo num número só, ``q @ K`` sem transpor (o erro de forma e, com ``K`` quadrada, o
-    resultado silenciosamente errado), cosseno no lugar do produto escalar, keys ou query normalizadas,
-    valor absoluto e escores devolvidos já ordenados; e os de :data:`ERROS_DE_LACO_E_ORDEM`: um laço que pula a
-    primeira ou a última key, ou a última coordenada, um total que não é zerado a cada key, um ``return`` dentro
-    do laço, só a vencedora, o ranking (índices) no lugar dos escores e a ordem invertida.
     """
     return conferir(ESCORES, fn)
 
@@ -516,14 +509,10 @@ ESCORES_COSSENO = Exercicio(
 
 @corretor_de(ESCORES_COSSENO)
 def check_escores_cosseno(fn: Callable[[np.ndarray, np.ndarray, float], Any]) -> bool:
-    """Confere ``fn(q, K, tau)`` = ``cos(q, kᵢ) / tau`` para cada key (linha de ``K`` ``(n, d)``): um vetor ``(n,)``.
+    """Confere ``fn(q, K, tau)`` = ``cos(q, kᵢ) / tau`` da query ``q`` ``(d,)`` com cada key (linha de ``K``
+    ``(n, d)``): um vetor ``(n,)``, na ordem das keys.
 
-    É a atenção por cosseno escalada do Swin Transformer V2 (sem o viés de posição dele). Reconhece cada erro de
-    :data:`ESCORES_COSSENO`: sem normalizar, só as keys ou só a query normalizadas, a norma da matriz inteira ou das
-    colunas, as normas ao quadrado, ``τ`` multiplicando ou ausente, o ângulo no lugar do cosseno, ``q @ K`` sem
-    transpor, o produto sem a soma ou somado no eixo errado, a normalização sem ``keepdims``, a distância do
-    cosseno, os laços que pulam a primeira ou a última key (ou a última coordenada) e a ordem invertida ou
-    ordenada.
+    É a atenção por cosseno escalada do Swin Transformer V2 (sem o viés de posição dele).
     """
     return conferir(ESCORES_COSSENO, fn)
 

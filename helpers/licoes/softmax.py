@@ -336,15 +336,10 @@ SOFTMAX = Exercicio(
 
 @corretor_de(SOFTMAX)
 def check_softmax(fn: Callable[..., Any]) -> bool:
-    """Confere uma softmax ``fn(x, temperatura=1.0)`` de ``x / temperatura`` ao longo do **último** eixo (vetor
-    ``(n,)``, matriz ``(m, n)`` ou mais eixos), escrita só com numpy.
-
-    Casos: um vetor pequeno, uma matriz ``(2, 3)`` e uma quadrada ``(3, 3)`` (cada linha deve somar 1; na quadrada,
-    um ``keepdims`` esquecido roda calado e erra), escores enormes (``[1000, 1001, 1002]``), escores negativos, o
-    padrão de estabilidade da coleção (uma linha muito negativa, linhas do mesmo lote separadas por milhares, uma
-    linha muito espalhada, float32) e, com ``temperatura=`` por nome, uma matriz com T = 0.5, os escores do
-    Exemplo 1 com T = 4, escores enormes com T = 0.01 e um array de 3 eixos ``(cabeças, queries, keys)``.
-    Reconhece cada erro de :data:`SOFTMAX` e recusa, com nome, a softmax pronta (``attention.softmax`` e afins).
+    """Confere uma softmax ``fn(x, temperatura=1.0)`` de ``x / temperatura`` ao longo do **último** eixo, escrita só
+    com numpy: ``x`` é um vetor ``(n,)``, uma matriz ``(m, n)`` ou um array com mais eixos (``(cabeças, queries,
+    keys)``), e a resposta tem a forma de ``x``, com cada fatia do último eixo positiva e somando 1. A temperatura
+    vem por nome (``temperatura=``).
     """
     return conferir(SOFTMAX, fn)
 
@@ -462,14 +457,10 @@ JACOBIANO = Exercicio(
 
 @corretor_de(JACOBIANO)
 def check_jacobiano_softmax(fn: Callable[[np.ndarray], Any]) -> bool:
-    """Confere ``fn(z)`` = o jacobiano da softmax no vetor de escores ``z`` (1-D, tamanho ``n``), sem laços.
+    """Confere ``fn(z)`` = o jacobiano da softmax no vetor de escores ``z`` ``(n,)``, sem laços.
 
-    A resposta é a matriz ``(n, n)`` com ``J[i, j] = ∂sᵢ/∂zⱼ = sᵢ(δᵢⱼ − sⱼ)``, onde ``s = softmax(z)``;
-    em forma matricial, ``diag(s) − s sᵀ``. Casos: os escores do exemplo resolvido, quatro escores com
-    um negativo e o padrão de estabilidade adaptado a um vetor só (escores enormes ``[1000, 1001, 999]``, muito
-    negativos, muito espalhados e float32: exigem uma softmax estável por dentro; o máximo "do lote inteiro" não
-    se distingue do da linha num vetor, e por isso a única softmax instável nomeada aqui é "por dentro").
-    Reconhece cada erro de :data:`JACOBIANO` e, com as respostas certas, recusa com nome uma função com laços.
+    A resposta é a matriz ``(n, n)`` com ``J[i, j] = ∂sᵢ/∂zⱼ = sᵢ(δᵢⱼ − sⱼ)``, onde ``s = softmax(z)``; em forma
+    matricial, ``diag(s) − s sᵀ``. A softmax por dentro precisa ser estável.
     """
     return conferir(JACOBIANO, fn)
 
@@ -520,6 +511,6 @@ PREVISAO_DOBRO = Previsao(
 @corretor_de(PREVISAO_DOBRO)
 def prever_dobro() -> CaixaDePrevisao:
     """A caixa da previsão do maior peso de ``softmax(2·z)`` para os escores do Exemplo 1 (a resposta: ≈ 0,576;
-    vale de 0,53 a 0,62, uma previsão de cabeça; cada previsão errada típica — 0,91, 0,455, 0,394, 1 — tem o
-    seu equívoco)."""
+    vale de 0,53 a 0,62, uma previsão de cabeça).
+    """
     return caixa(PREVISAO_DOBRO)

@@ -660,16 +660,13 @@ ATENCAO_UMA_QUERY = exercicio_atencao(varias_queries=False)
 
 @corretor_de(ATENCAO)
 def check_attention(fn: Callable[..., Any], *, varias_queries: bool = False) -> bool:
-    """Confere uma atenção por produto escalar escalado ``fn(q, K, V)``, escrita pelo estudante (a pronta da
-    biblioteca é recusada com nome).
+    """Confere uma atenção por produto escalar escalado ``fn(q, K, V)``, escrita pelo estudante: a query ``q``
+    ``(d,)`` — ou, com ``varias_queries=True``, também uma matriz de queries ``(n_q, d)`` —, as keys ``K`` ``(n_k, d)``
+    e os values ``V`` ``(n_k, d_v)``. A resposta é a saída, ``(d_v,)`` ou ``(n_q, d_v)``, sozinha ou no par
+    ``(saída, pesos)``.
 
-    A função pode devolver só a saída ou ``(saída, pesos)``. Casos: o Exemplo 1 da trilha (uma query
-    2-D contra três keys), uma query com ``d = 4`` (onde dividir por ``d`` e por ``√d`` dão resultados
-    diferentes) e o padrão de estabilidade (escores enormes, muito negativos e espalhados, float32). Com
-    ``varias_queries=True`` exige também uma matriz de queries ``q`` ``(n_q, d)`` (queries com escores a
-    milhares de distância, e três queries contra três keys, onde um ``keepdims`` esquecido roda calado), o que
-    permite reconhecer a softmax no eixo errado. Reconhece cada erro de :func:`erros_da_atencao`. (A atenção com
-    máscara tem o seu corretor no notebook 07.)
+    Sem ``varias_queries=True``, só os casos de uma query 1-D (:data:`ATENCAO_UMA_QUERY`); os erros são os mesmos.
+    (A atenção com máscara tem o seu corretor no notebook 07.)
     """
     return conferir(ATENCAO if varias_queries else ATENCAO_UMA_QUERY, fn)
 
@@ -718,5 +715,6 @@ PREVISAO_V3 = Previsao(
 @corretor_de(PREVISAO_V3)
 def prever_v3() -> CaixaDePrevisao:
     """A caixa da previsão da segunda coordenada da saída do Exemplo 2 com ``v₃ = (5, −5)`` (a resposta: 0,65, com
-    os pesos arredondados do Exemplo 1; os pesos não mudam) e o equívoco de cada previsão errada típica."""
+    os pesos arredondados do Exemplo 1; os pesos não mudam).
+    """
     return caixa(PREVISAO_V3)

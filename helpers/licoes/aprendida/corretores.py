@@ -338,14 +338,8 @@ GRADIENTE_ATENCAO = Exercicio(
 def check_gradiente_atencao(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(q, k, v, grad_out, mask=None)`` → ``(grad_q, grad_k, grad_v)``: o gradiente de
     ``L = Σ saída ⊙ grad_out`` em relação a ``q`` ``(n_q, d_k)``, ``k`` ``(n_k, d_k)`` e ``v`` ``(n_k, d_v)``,
-    com ``saída = softmax(q kᵀ/√d_k) v`` e a máscara booleana (``True`` = pode olhar).
-
-    A resposta certa vem de diferenças finitas. Casos: o exemplo resolvido, formas quadradas e
-    retangulares, máscara causal e o padrão de estabilidade (uma linha de escores muito negativos, linhas
-    separadas por milhares, uma linha muito espalhada, float32 e uma query com a linha da máscara toda
-    ``False``). Regras: sem ``attention.attention_backward``, sem ``diferencas_finitas`` e sem diferenças finitas escritas
-    à mão (reconhecidas pela precisão: ~1e-11 em vez de ~1e-16). Reconhece cada erro de
-    :data:`GRADIENTE_ATENCAO`.
+    com ``saída = softmax(q kᵀ/√d_k) v`` e a máscara booleana (``True`` = pode olhar; vem por nome). Cada
+    gradiente tem a forma da sua entrada; a resposta certa vem de diferenças finitas.
     """
     return conferir(GRADIENTE_ATENCAO, fn)
 
@@ -592,11 +586,9 @@ def _adaptador(fn: Callable[..., Any]) -> Callable[..., Any]:
 @corretor_de(ADAM)
 def check_passo_adam(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(theta, g, m, v, t, taxa, beta1=0.9, beta2=0.999, eps=1e-8)`` → ``(theta, m, v)`` novos:
-    um passo de Adam com correção de viés (``t`` começa em 1).
-
-    Casos: o primeiro passo, o passo 3 com ``m`` e ``v`` acumulados, uma matriz no passo 10 e um treino curto
-    (10 passos com a sua função num modelo pequeno, sempre o mesmo lote): as perdas precisam ser as do
-    Adam certo — e descer. Reconhece cada erro de :data:`ADAM`.
+    um passo de Adam com correção de viés (``t`` começa em 1; ``theta``, ``g``, ``m`` e ``v`` têm a mesma forma).
+    No caso do treino curto, a sua função treina um modelo pequeno: as perdas precisam ser as do Adam certo — e
+    descer.
     """
     if not callable(fn):
         return conferir(ADAM, fn)
@@ -796,7 +788,7 @@ def _no_modelo(remendar: Callable[..., Any], medir: Callable[..., Any]) -> tuple
     return True, ""
 
 
-@corretor_de(REMENDO)
+@corretor_de(REMENDO, FRACAO_QUE_SEGUE)
 def check_remendo(remendar: Callable[..., Any], fracao_que_segue: Callable[..., Any]) -> bool:
     """Confere as duas funções do remendo de ativação e, se as duas estiverem certas, roda-as no modelo de ``data/``.
 
@@ -804,7 +796,7 @@ def check_remendo(remendar: Callable[..., Any], fracao_que_segue: Callable[..., 
     posições, d_head)`` nas frases e nas contrafactuais, a cabeça e a posição da lacuna de cada frase ``(frases,)``, e
     devolve uma cópia de ``limpa`` com só essa cabeça, só na lacuna, vinda de ``contrafactual``.
     ``fracao_que_segue(previstas, classes_limpas, classes_contrafactuais)`` devolve a fração das previsões que é a
-    classe do sujeito contrafactual. Reconhece cada erro de :data:`REMENDO` e de :data:`FRACAO_QUE_SEGUE`.
+    classe do sujeito contrafactual.
     """
     if not conferir(REMENDO, remendar) or not conferir(FRACAO_QUE_SEGUE, fracao_que_segue):
         return False

@@ -142,15 +142,8 @@ def check_dividir_cabecas(fn: Callable[[np.ndarray, int], Any]) -> bool:
     """Confere ``fn(x, n_heads)``: ``(n, n_heads·d_head)`` → ``(n_heads, n, d_head)``, com a cabeça ``h``
     recebendo as colunas ``h·d_head : (h+1)·d_head`` de cada token.
 
-    Casos: ``x[i, c] = 10·i + c`` (a dezena é o token, a unidade é a coluna) com ``n = 4``, ``n_heads = 2``,
-    ``d_head = 3``; ``n = 3``, ``n_heads = 2``, ``d_head = 4``; e ``n = 5``, ``n_heads = 4``, ``d_head = 2``.
-    As mensagens mostram a cabeça 0, em que se lê de que token e de que coluna veio cada número. Reconhece
-    cada erro de :data:`DIVIDIR_CABECAS`: ``reshape`` direto para ``(n_heads, n, d_head)`` sem transpor
-    (mistura tokens), faltou a transposição (forma ``(n, n_heads, d_head)``), colunas intercaladas (a cabeça
-    ``h`` com as colunas ``h, h + n_heads, …``), cabeças em ordem invertida, cada cabeça transposta
-    ``(d_head, n)``, ``n_heads`` trocado com ``d_head``, cada cabeça achatada numa linha, o ``.T`` que inverte
-    os três eixos e os tokens (as linhas) divididos entre as cabeças. Com as respostas certas, confere a regra do
-    enunciado: só numpy, sem ``attention.split_heads``.
+    Nos casos, ``x[i, c] = 10·i + c`` (a dezena é o token, a unidade é a coluna), e as mensagens mostram a cabeça
+    0: nela se lê de que token e de que coluna veio cada número.
     """
     return conferir(DIVIDIR_CABECAS, fn)
 
@@ -268,14 +261,7 @@ def check_cabeca_kv(fn: Callable[[int, int, int], Any]) -> bool:
     """Confere ``fn(h, n_heads, n_kv_heads)`` = a cabeça de key/value usada pela query ``h`` na atenção
     com keys/values agrupadas (GQA): ``h // (n_heads // n_kv_heads)``, grupos de queries **consecutivas**.
 
-    Casos: cada query ``h`` (uma chamada por caso) de ``(n_heads, n_kv_heads)`` = ``(6, 3)``, ``(8, 2)``,
-    ``(8, 4)``, ``(8, 8)`` (MHA) e ``(8, 1)`` (MQA). A resposta pode ser ``int``, ``float`` inteiro ou um
-    inteiro do numpy. Reconhece cada erro de :data:`CABECA_KV` (com a tabela query → key/value certa e a
-    que o erro dá): ``h % n_kv_heads`` (grupos intercalados), ``h // n_kv_heads`` (dividiu pelo número de
-    cabeças de key/value em vez do tamanho do grupo), ``(h + 1) // grupo``, ``round(h / grupo)``,
-    ``ceil(h / grupo)``, índices começando em 1, a divisão comum (frações) e o tamanho do grupo no lugar do
-    índice, e os grupos em ordem invertida. (Os arredondamentos e o ``h + 1`` erram só em parte das queries, sempre por 1 a mais: têm nome
-    próprio, conferido antes do "índices a partir de 1", que erra em todas.)
+    Uma chamada por query; a resposta pode ser ``int``, ``float`` inteiro ou um inteiro do numpy.
     """
     return conferir(CABECA_KV, fn)
 
@@ -385,13 +371,5 @@ def check_memoria_kv(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(n_tokens, n_layers, n_heads, n_kv_heads, d_head, bytes_per_value)`` = bytes do KV cache,
     ``2 · n_layers · n_kv_heads · n_tokens · d_head · bytes_per_value`` (os nomes são os de
     :func:`helpers.attention.kv_cache_bytes`, que dá a resposta certa; ``n_heads`` não entra na conta).
-
-    Casos: uma configuração pequena em que cada erro dá um número diferente (``n_heads / n_kv_heads = 6``,
-    3 camadas, 1 byte), a configuração do notebook (32 camadas, 32 cabeças de query, 8 de key/value, ``d_head`` 128,
-    fp16, 4096 tokens) e uma MQA em fp32. Reconhece cada erro de :data:`MEMORIA_KV`: faltou o fator 2
-    (K **e** V), ``n_heads`` no lugar de ``n_kv_heads``, bits em vez de bytes (multiplicou por 8) ou a
-    precisão tomada por bits (dividiu por 8), as combinações desses erros, faltaram as camadas, faltaram
-    os bytes por número, e a resposta em GiB, MiB ou GB. Com as respostas certas, confere a regra do
-    enunciado: sem ``attention.kv_cache_bytes``.
     """
     return conferir(MEMORIA_KV, fn)

@@ -428,12 +428,6 @@ def check_gerar_gqa(fn: Callable[..., Any]) -> bool:
     cada token novo, confere que o cache ganhou a key e o value desse token (``n_kv_heads·d_head`` números cada)
     e compara as saídas, ``(n_heads·d_head,)`` por passo, com a atenção causal de uma vez
     (:func:`helpers.attention.multi_head_attention` com ``causal=True``, ``n_kv_heads`` e ``W_o`` identidade).
-
-    Casos: o cache vazio no começo (GQA 4/2), prompts de 1 a 3 tokens em GQA 6/3, MQA e MHA, e o padrão de
-    estabilidade (escores −1000…, cabeças separadas por milhares, uma linha de 0 a 2000, float32). Reconhece
-    cada erro de :data:`GERAR_GQA`: os do cache (não cresceu, cresceu demais, só o último token, key e value
-    trocados, uma key por query, outra coisa), o token que não se vê, só o token novo, os grupos errados, as
-    cabeças não juntadas, a escala e as softmaxes instáveis.
     """
     veredito = corrigir_gerar_gqa(fn)
     print(veredito.mensagem)

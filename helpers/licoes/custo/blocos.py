@@ -426,9 +426,7 @@ def check_atencao_por_blocos(fn: Callable[..., Any]) -> bool:
 
     O laço é do corretor (:func:`percorrer_em_blocos`): do estado vazio ``(-inf, 0, zeros(d_v))``, um bloco de
     ``tamanho_bloco`` keys por vez e ``acc / l`` no fim, comparado com
-    :func:`helpers.attention.scaled_dot_product_attention`. A função nunca vê mais que um bloco. Casos: último
-    bloco menor, um bloco só, blocos de 1, escores perto de +1000 e de −1000, um bloco milhares acima do anterior,
-    um bloco muito espalhado e float32. Reconhece cada erro de :data:`POR_BLOCOS`.
+    :func:`helpers.attention.scaled_dot_product_attention`. A função nunca vê mais que um bloco.
     """
     if not callable(fn):
         return conferir(POR_BLOCOS, fn)

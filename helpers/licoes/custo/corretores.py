@@ -259,17 +259,10 @@ COMBINAR_ESTADOS = Exercicio(
 @corretor_de(COMBINAR_ESTADOS)
 def check_combinar_estados(fn: Callable[[tuple, tuple], Any]) -> bool:
     """Confere ``fn(estado_a, estado_b)`` → ``(m, l, acc)``: o passo que junta dois estados parciais
-    ``(m, l, acc)`` da softmax online (a referência é :func:`helpers.efficient.combine_states`).
+    ``(m, l, acc)`` da softmax online (a referência é :func:`helpers.efficient.combine_states`; ``acc`` ``(d_v,)``).
 
-    A tripla pode vir como tupla ou lista, com ``m`` e ``l`` de qualquer tipo numérico. Casos: o bloco
-    novo traz o maior escore; o bloco antigo tem o maior escore; o primeiro bloco (o estado vazio
-    ``(-inf, 0, 0)`` com um estado de verdade); os dois estados vazios (um bloco sem nenhuma key visível); e
-    os três passos da função aplicada bloco a bloco em
-    escores perto de 1000 (cada passo parte do estado certo dos blocos anteriores), cujo ``acc / l`` final é
-    a atenção exata. Reconhece cada erro de :data:`COMBINAR_ESTADOS`: o máximo errado, NaN/inf com o estado
-    vazio (com um estado de verdade, ou com os dois vazios), o estado antigo ou o novo sem reescalar, nenhum reescalado, ``acc`` sem reescalar (e ``l``
-    também), o sinal trocado no expoente (``e^(m − m_a)``) e a divisão por ``l`` cedo demais (do total ou
-    de cada estado).
+    A tripla pode vir como tupla ou lista, com ``m`` e ``l`` de qualquer tipo numérico. O estado vazio é
+    ``(-inf, 0, 0)``.
     """
     return conferir(COMBINAR_ESTADOS, fn)
 
@@ -335,10 +328,5 @@ MEMORIA_PESOS = Exercicio(
 def check_memoria_pesos(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(n, n_heads, bytes_per_value)`` = os bytes das matrizes de pesos de atenção de uma camada:
     ``n² · n_heads · bytes_per_value`` (uma matriz ``n × n`` por cabeça).
-
-    Casos: 1k tokens em float32, 8k tokens com 32 cabeças em float16, 128k tokens em float32 e um caso
-    minúsculo em float64. Reconhece cada erro de :data:`MEMORIA_PESOS`: ``n`` em vez de ``n²``, a contagem
-    de números em vez de bytes, 4 bytes fixos no lugar de ``bytes_per_value``, as cabeças esquecidas, bits em vez
-    de bytes, só a metade causal e o resultado já convertido para MiB, GiB ou MB.
     """
     return conferir(MEMORIA_PESOS, fn)

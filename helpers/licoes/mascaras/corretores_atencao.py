@@ -367,18 +367,9 @@ ATENCAO_MASCARA = Exercicio(
 @corretor_de(ATENCAO_MASCARA)
 def check_atencao_com_mascara(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(q, K, V, mask=None)``: a atenção por produto escalar escalado com máscara booleana
-    (``True`` = pode olhar, *broadcastable* para ``(n_q, n_k)``). Pode devolver a saída ou ``(saída, pesos)``.
-
-    Casos: sem máscara, máscara causal (com uma linha toda permitida), máscara de padding 1-D, escores
-    permitidos abaixo de −10 (onde preencher com −10 não basta), e o padrão de estabilidade da coleção (uma
-    query de escores muito negativos, linhas a milhares de distância, uma linha espalhada, float32 e uma query
-    sem nenhuma key permitida, cuja linha aceita qualquer saída finita). Com as respostas certas, a regra do
-    enunciado: sem ``attention.scaled_dot_product_attention``. Reconhece cada erro de :data:`ATENCAO_MASCARA`:
-    a máscara aditiva feita por multiplicação (0·inf = NaN), NaN na linha toda mascarada, as quatro softmax
-    instáveis (também com a divisão protegida), os pesos devolvidos no lugar da saída, ``mask=None`` tratado
-    como tudo proibido, a máscara ignorada,
-    0 ou −10 no lugar de −inf, a máscara depois da softmax, a máscara invertida, a escala errada, as keys
-    somadas e o eixo errado.
+    (``True`` = pode olhar, *broadcastable* para ``(n_q, n_k)``; a máscara vem por nome). ``q`` ``(d,)`` ou
+    ``(n_q, d)``, ``K`` ``(n_k, d)``, ``V`` ``(n_k, d_v)``; pode devolver a saída (``(d_v,)`` ou ``(n_q, d_v)``) ou
+    ``(saída, pesos)``. Uma query sem nenhuma key permitida aceita qualquer saída finita.
     """
     return conferir(ATENCAO_MASCARA, fn)
 
@@ -805,10 +796,6 @@ def check_atencao_cruzada(fn: Callable[..., Any]) -> bool:
     preenchida até ``n_kv``), ``comprimentos`` ``(b,)`` (os tokens de verdade de cada frase de origem),
     ``W_q``/``W_k`` ``(d_model, d_k)`` e ``W_v`` ``(d_model, d_v)``. Resposta: o par ``(saídas (b, n_q, d_v),
     pesos (b, n_q, n_kv))`` — os dois são comparados —, também escrito frase a frase (duas listas, ou uma lista de
-    pares). Casos: dois lotes de formas diferentes (``n_q ≠ n_kv``, ``d_k ≠ d_model``) e o padrão de estabilidade
-    da coleção (uma query de escores muito negativos; escores de milhares, espalhados, com linhas a milhares de
-    distância; float32; uma frase de origem vazia, cujas linhas aceitam qualquer número finito). Com as respostas
-    certas, as regras do enunciado: sem ``attention.scaled_dot_product_attention`` e sem
-    ``attention.padding_mask``. Reconhece cada erro de :data:`ATENCAO_CRUZADA`.
+    pares). As linhas de uma frase de origem vazia aceitam qualquer número finito.
     """
     return conferir(ATENCAO_CRUZADA, fn)

@@ -134,13 +134,6 @@ MASCARA_CAUSAL = Exercicio(
 def check_mascara_causal(fn: Callable[[int], Any]) -> bool:
     """Confere ``fn(n)`` = a máscara causal ``(n, n)`` booleana: ``True`` onde a query ``i`` pode olhar
     para a key ``j``, isto é, ``j <= i`` (o triângulo de baixo, com a diagonal).
-
-    Casos: ``n = 4`` e ``n = 6``. Com as respostas certas, a regra do enunciado: sem ``attention.causal_mask``.
-    Reconhece cada erro de :data:`MASCARA_CAUSAL`: números (0/1) no lugar
-    de booleanos, máscara aditiva (0/−inf), tudo liberado (a máscara ignorada), triângulo de cima
-    (``np.triu``), a convenção invertida (``True`` = bloqueado), a diagonal excluída, um passo a mais
-    (cada token vê o seguinte), só a diagonal, tudo bloqueado, o triângulo espelhado e os valores certos
-    numa forma errada; outras formas erradas são explicadas.
     """
     return conferir(MASCARA_CAUSAL, fn)
 
@@ -234,15 +227,8 @@ MASCARA_PADDING = Exercicio(
 
 @corretor_de(MASCARA_PADDING)
 def check_mascara_padding(fn: Callable[[np.ndarray, int], Any]) -> bool:
-    """Confere ``fn(lengths, n)`` = a máscara de padding ``(b, 1, n)`` booleana, com
+    """Confere ``fn(lengths, n)`` = a máscara de padding ``(b, 1, n)`` booleana de um lote de ``b`` frases
+    preenchidas até ``n`` posições (``lengths`` ``(b,)``: os tokens de verdade de cada uma), com
     ``mask[b, 0, j] = j < lengths[b]`` (``True`` = token de verdade, pode olhar).
-
-    Casos: ``lengths = [3, 5, 1]`` com ``n = 5`` e ``lengths = [2, 4]`` com ``n = 6``. Com as respostas certas, a
-    regra do enunciado: sem ``attention.padding_mask``. Reconhece cada erro
-    de :data:`MASCARA_PADDING`: números (0/1) no lugar de booleanos, máscara aditiva (0/−inf), falta do
-    eixo do meio (forma ``(b, n)``), queries mascaradas no lugar das keys (forma ``(b, n, 1)``), a matriz
-    cheia ``(b, n, n)``, erro de um na comparação (``<=`` ou ``< lengths - 1``), máscara invertida
-    (``True`` no padding), padding à esquerda, ``n - lengths`` no lugar de ``lengths`` e tudo liberado (a
-    máscara ignorada); a comparação sem alinhar os eixos (erro de broadcasting) é explicada.
     """
     return conferir(MASCARA_PADDING, fn)

@@ -345,21 +345,8 @@ AUTOATENCAO = Exercicio(
 def check_autoatencao(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(X, W_q, W_k, W_v)`` = ``(saídas, pesos)``: a autoatenção inteira de uma frase.
 
-    ``Q, K, V = X @ W_q, X @ W_k, X @ W_v``; ``pesos = softmax(Q Kᵀ / √d_k)`` em cada linha;
-    ``saídas = pesos @ V``. Casos: ``X`` ``(5, 4)`` com as três ``W`` ``(4, 3)`` (``d_model = 4`` e
-    ``d_k = 3`` diferentes de propósito; quase todo erro roda e se reconhece pelo valor), ``X`` ``(6, 4)``
-    com ``W_v`` ``(4, 2)`` (``d_v ≠ d_k``), ``d_k = 2`` (quem escreve o √3 do notebook), o primeiro caso com
-    ``X`` multiplicado por 30 (escores enormes), um caso quadrado (``n = d_model = d_k = 4``, onde ``W @ X`` e
-    ``Q @ K`` rodam) e o padrão de estabilidade da coleção (uma linha de escores muito negativos, linhas de
-    escores a milhares de distância, uma linha muito espalhada, float32). Com as respostas certas, as regras
-    do enunciado: sem laço (a forma matricial) e sem ``attention.scaled_dot_product_attention``.
-    Reconhece cada erro de :data:`AUTOATENCAO`: softmax instável (subtraindo o máximo só quando positivo, sem
-    subtrair o máximo, subtraindo o mínimo, um máximo só para a matriz inteira; e qualquer outro NaN), escala
-    por ``√d_model`` ou por ``√n`` em vez de ``√d_k``, o ``d_k`` de fora da função, sem escala, por ``d_k``,
-    vezes ``√d_k``, softmax no eixo errado, o ``keepdims=True`` esquecido (na soma ou no máximo de uma softmax
-    feita à mão), a divisão pela soma da matriz inteira, sem softmax, keys somadas no lugar dos values, ``X``
-    no lugar de ``V`` (ou de Q, K e V), K e V trocados, Q e K trocados, ``W_q`` usada também para K, ``W @ X``,
-    ``Q @ K`` sem transpor (os dois também explicados com as formas dos casos em que não rodam), só a saída
-    devolvida, o par na ordem trocada, os pesos transpostos, os escores no lugar dos pesos e outros pesos.
+    ``X`` ``(n, d_model)``, ``W_q`` e ``W_k`` ``(d_model, d_k)``, ``W_v`` ``(d_model, d_v)``. ``Q, K, V = X @ W_q,
+    X @ W_k, X @ W_v``; ``pesos = softmax(Q Kᵀ / √d_k)`` em cada linha, ``(n, n)``; ``saídas = pesos @ V``,
+    ``(n, d_v)``.
     """
     return conferir(AUTOATENCAO, fn)

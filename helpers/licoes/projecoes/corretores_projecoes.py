@@ -219,13 +219,7 @@ PROJECOES = Exercicio(
 def check_projecoes(fn: Callable[..., Any]) -> bool:
     """Confere ``fn(X, W_q, W_k, W_v)`` = ``(X @ W_q, X @ W_k, X @ W_v)``.
 
-    ``X`` tem forma ``(n, d_model)`` (um token por linha) e cada ``W`` tem forma ``(d_model, d)``.
-    Casos: um quadrado (``n = d_model = d = 4``, onde quase todo erro roda e se reconhece pelo valor) e
-    um retangular (``X`` ``(5, 4)``, ``W_q`` e ``W_k`` ``(4, 3)``, ``W_v`` ``(4, 2)``, onde vários
-    erros viram erro de forma). Reconhece cada erro de :data:`PROJECOES`: ``W @ X`` no lugar de
-    ``X @ W`` (e o erro de forma que ele causa), pesos transpostos (``X @ W.T``), o resultado transposto
-    (``(X @ W).T``), ``*`` no lugar de ``@``, ``X`` transposta (``X.T @ W``), a mesma matriz em três ou em
-    dois papéis, papéis trocados (K e V, Q e K, Q e V, a ordem circular); uma resposta que não é o trio
-    ``(Q, K, V)`` é explicada.
+    ``X`` tem forma ``(n, d_model)`` (um token por linha) e cada ``W`` tem forma ``(d_model, d)``; a resposta é o
+    trio ``(Q, K, V)``, cada um ``(n, d)`` (o ``d`` da sua ``W``).
     """
     return conferir(PROJECOES, fn)

@@ -368,10 +368,6 @@ def check_mecanismo(fn: Callable[..., Any]) -> bool:
     ``(n, d_model)`` à saída ``(n, d_out)``, só com numpy — projeções, divisão em cabeças, ``softmax(Q Kᵀ/√d_head) V``
     em cada cabeça, junção e ``W_o`` (a referência é :func:`helpers.attention.multi_head_attention`).
 
-    A função pode devolver só a saída ou ``(saída, pesos)``. Casos: três sorteados (``n = 3``, ``d_model = 6``, duas
-    cabeças, ``W_o`` quadrada; ``n = 5``, ``d_model = 8``, quatro cabeças; ``n = n_heads = d_head = 2``, onde um
-    ``keepdims`` esquecido e um ``Kh.T`` de três eixos rodam) e o padrão de estabilidade da coleção (uma linha de
-    escores muito negativos, uma muito espalhada, linhas a milhares de distância, float32). Reconhece cada erro de
-    :data:`MECANISMO` e confere a regra :data:`SO_NUMPY`.
+    A função pode devolver só a saída ou ``(saída, pesos)``.
     """
     return conferir(MECANISMO, fn)
