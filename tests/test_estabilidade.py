@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from helpers import estabilidade
+from helpers.attention import softmax
 from helpers.corretor import Exercicio
 from tools import notebooks as tn
 
@@ -57,3 +58,63 @@ def test_each_unstable_softmax_fails_some_case(nome, ex):
                 derrubada = True
                 break
         assert derrubada, f"{nome}: nenhum caso derruba «{erro.nome}»"
+
+
+# --- o padrão da linha toda mascarada (as peças que os corretores com máscara usam) ------------------
+
+
+def test_linhas_sem_key_permitida():
+    m = np.array([[False, False, False], [True, False, True]])
+    np.testing.assert_array_equal(estabilidade.linhas_sem_key_permitida(m, (2, 4), 3), [[True] * 4, [False] * 4])
+    # máscara de padding (b, 1, n) num lote (b, n_q, d_v): uma frase sem nenhum token de verdade
+    pad = np.array([[[True, True, False]], [[False, False, False]]])
+    livres = estabilidade.linhas_sem_key_permitida(pad, (2, 3, 2), 3)
+    assert livres.shape == (2, 3, 2) and not livres[0].any() and livres[1].all()
+    assert not estabilidade.linhas_sem_key_permitida(None, (2, 2), 3).any()
+    assert estabilidade.linhas_sem_key_permitida(np.zeros(3, dtype=bool), (4,), 3).all()
+
+
+def test_formato_com_linhas_livres_aceita_qualquer_finito_so_nas_livres():
+    f = estabilidade.SaidaComLinhasLivres()
+    certo = estabilidade.ComLinhasLivres(np.array([[0.0, 0.0], [1.0, 2.0]]), np.array([[True, True], [False, False]]))
+    assert f.igual(f.normalizar(np.array([[5.0, -3.0], [1.0, 2.0]])), certo)       # média dos values, por exemplo
+    assert f.igual(f.normalizar((np.array([[0.0, 0.0], [1.0, 2.0]]), np.eye(2))), certo)  # o par (saída, pesos)
+    assert not f.igual(f.normalizar(np.array([[np.nan, 0.0], [1.0, 2.0]])), certo)  # NaN na linha livre, não
+    assert not f.igual(f.normalizar(np.array([[0.0, 0.0], [1.0, 2.5]])), certo)     # o resto continua exato
+    assert not f.igual(f.normalizar(np.zeros((3, 2))), certo)
+    assert "*" in f.mostrar(certo) and "qualquer número finito" in f.mostrar(certo)
+    assert f.forma(certo) == (2, 2)
+
+
+def test_erro_nan_na_linha_mascarada_so_reconhece_nan_so_nas_linhas_livres():
+    erro = estabilidade.erro_nan_na_linha_mascarada()
+    certo = estabilidade.ComLinhasLivres(np.array([[0.0, 0.0], [1.0, 2.0]]), np.array([[True, True], [False, False]]))
+    caso = estabilidade.caso_linha_toda_mascarada()
+    assert erro.quando(np.array([[np.nan, np.nan], [1.0, 2.0]]), certo, caso)
+    assert not erro.quando(np.array([[np.nan, np.nan], [np.nan, 2.0]]), certo, caso)  # NaN fora da linha livre
+    assert not erro.quando(np.array([[np.nan, np.nan], [1.0, 3.0]]), certo, caso)     # e o resto errado
+    assert not erro.quando(np.array([[0.0, 0.0], [1.0, 2.0]]), certo, caso)           # sem NaN nenhum
+    assert not erro.quando(np.array([[np.nan, 0.0], [1.0, 2.0]]), np.zeros((2, 2)), caso)
+
+
+def test_com_linhas_livres_marca_so_onde_a_resposta_errada_e_finita():
+    livres = np.array([[True, True], [False, False]])
+    errada = estabilidade.com_linhas_livres(lambda **e: np.array([[np.nan, 1.0], [3.0, 4.0]]), lambda **e: livres)
+    y = errada()
+    np.testing.assert_array_equal(y.livres, [[False, True], [False, False]])
+    assert estabilidade.com_linhas_livres(lambda **e: None, lambda **e: livres)() is None
+
+
+def test_caso_linha_toda_mascarada_separa_os_tres_jeitos_instaveis():
+    """No caso da linha vazia, as três softmax instáveis dão NaN **fora** dela: não se confundem com o NaN
+    só na linha vazia (o erro com nome próprio)."""
+    caso = estabilidade.caso_linha_toda_mascarada()
+    x, mask = caso.entradas["x"], caso.entradas["mask"]
+    z = np.where(mask, x, -np.inf)
+    with np.errstate(all="ignore"):
+        for ref in (lambda s: 0.0, lambda s: s.min(axis=-1, keepdims=True), lambda s: s.max()):
+            e = np.exp(z - ref(z))
+            w = e / e.sum(axis=-1, keepdims=True)
+            assert np.isnan(w[1:]).any()
+        estavel = softmax(z)
+    assert np.isfinite(estavel).all() and not estavel[0].any()

@@ -1,4 +1,4 @@
-"""Lição "Softmax" (notebook ``softmax``): o painel da softmax (pesos, temperatura, jacobiano), o padrão de estabilidade (também o da linha toda mascarada), os corretores da softmax e do jacobiano e a caixa da previsão do notebook.
+"""Lição "Softmax" (notebook ``softmax``): o painel da softmax (pesos, temperatura, jacobiano), os corretores da softmax e do jacobiano e a caixa da previsão do notebook. (O padrão de estabilidade que os corretores usam é o da coleção, :mod:`helpers.estabilidade`.)
 
 As contas vêm do núcleo (:mod:`helpers.attention` e companhia); aqui mora só o que este notebook
 mostra e corrige.
@@ -35,22 +35,14 @@ from ..corretor import (
     tem_laco,
     usa_nomes,
 )
-from ..estabilidade import (  # noqa: F401 - o padrão de estabilidade, reexportado para o notebook e os testes
+from ..estabilidade import (
     EXPLICA_KEEPDIMS,
     NOMES_DE_SOFTMAX_PRONTA,
-    ComLinhasLivres,
-    SaidaComLinhasLivres,
-    caso_linha_toda_mascarada,
     casos_de_estabilidade,
-    com_linhas_livres,
-    erro_nan_na_linha_mascarada,
     erros_de_estabilidade,
     esqueceu_keepdims,
-    linhas_sem_key_permitida,
-    livrar,
     nao_finita,
     normalizou_pelo_array_inteiro,
-    sem_keepdims,
     softmax_menos,
 )
 from ..formato import subscrito

@@ -434,7 +434,7 @@ def _saida_de(y: Any, forma: tuple) -> np.ndarray:
 
 
 def _sem_keepdims_na_atencao(y: Any, certo: Any, caso: Caso) -> bool:
-    """A saída é ``w @ V`` com ``w`` uma softmax escrita sem keepdims (veja :func:`~helpers.licoes.softmax.sem_keepdims`;
+    """A saída é ``w @ V`` com ``w`` uma softmax escrita sem keepdims (veja :func:`~helpers.estabilidade.sem_keepdims`;
     só roda calada quando os escores são uma matriz quadrada)."""
     q, K, V = (np.asarray(caso.entradas[k], dtype=float) for k in ("q", "K", "V"))
     forma = np.shape(certo.primeira if hasattr(certo, "primeira") else certo)
