@@ -40,20 +40,13 @@ from typing import Any
 
 import numpy as np
 
-from .respostas import (  # noqa: F401 - os formatos, reexportados: uma lição importa tudo daqui
+from .respostas import (
     Array,
-    Bytes,
     Formato,
     LeituraFalhou,
-    Mascara,
-    Numero,
     NumeroAproximado,
-    NumeroDe,
-    NumeroDeCabeca,
     RespostaInvalida,
-    SaidaOuPar,
-    Sequencia,
-    Texto,
+    Sequencia,  # noqa: F401 - só para helpers/licoes/projecoes/comum.py, que ainda o importa daqui
     em_dados,
     iguais,
 )

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from .corretor import Caso, Erro, RespostaInvalida, SaidaOuPar
+from .corretor import Caso, Erro
 from .formato import vetor
-from .respostas import DuasLeituras, leitura_para, perto
+from .respostas import DuasLeituras, RespostaInvalida, SaidaOuPar, leitura_para, perto
 
 
 def softmax_sem_maximo(x: np.ndarray) -> np.ndarray:

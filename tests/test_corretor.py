@@ -7,19 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from helpers.corretor import (
-    Array,
-    Caso,
-    Erro,
-    Exercicio,
-    Mascara,
-    Numero,
-    NumeroAproximado,
-    SaidaOuPar,
-    Sequencia,
-    conferir,
-    corrigir,
-)
+from helpers.corretor import Caso, Erro, Exercicio, conferir, corrigir
+from helpers.respostas import Array, Mascara, Numero, NumeroAproximado, SaidaOuPar, Sequencia
 
 
 def _dobro_ex(**kw):
@@ -168,7 +157,8 @@ def test_mistake_checked_even_when_values_are_right():
 
 
 def test_prediction_reveals_and_names_the_misconception():
-    from helpers.corretor import NumeroAproximado, Previsao, Texto, corrigir_previsao
+    from helpers.corretor import Previsao, corrigir_previsao
+    from helpers.respostas import Texto
 
     prev = Previsao("peso de k₁", certo=0.4555, revelar="A softmax de (0.707, 0, 0.354).", formato=NumeroAproximado(2),
                     erros=[Erro("média simples", "Você pensou na média simples, 1/3.", resposta=lambda: 1 / 3)])
@@ -182,7 +172,6 @@ def test_prediction_reveals_and_names_the_misconception():
 
 
 def test_approximate_number_uses_the_precision_asked():
-    from helpers.corretor import NumeroAproximado
     from helpers.respostas import bate_na_precisao, casas_escritas
 
     f = NumeroAproximado(casas=2)
@@ -199,7 +188,6 @@ def test_approximate_number_uses_the_precision_asked():
 # --- o limite de tempo: nenhum código de estudante o segura ---------------------------------------
 
 def _ex_rapido() -> "Exercicio":
-    from helpers.corretor import Caso, Exercicio, Numero
     return Exercicio(nome="limite", casos=lambda: [Caso("com x = 1", {"x": 1.0})], certo=lambda x: x,
                      acerto="ok", formato=Numero(), tempo_limite=0.3)
 
@@ -273,7 +261,7 @@ def test_method_detectors_read_the_function_not_its_answer():
 
 
 def _ex_com_regra():
-    from helpers.corretor import Caso, Exercicio, Numero, Regra, usa_operador_matricial
+    from helpers.corretor import Regra, usa_operador_matricial
     return Exercicio(nome="produto", casos=lambda: [Caso("com q = (1, 2)", {"q": np.array([1.0, 2.0]),
                                                                               "k": np.array([3.0, 4.0])})],
                      certo=lambda q, k: float(q @ k), acerto="ok", formato=Numero(),
@@ -295,7 +283,6 @@ def test_an_input_changed_in_place_is_said_even_if_the_answer_is_right():
 
 
 def test_a_classic_mistake_that_crashes_can_be_named_by_its_exception():
-    from helpers.corretor import Caso, Erro, Exercicio, Numero
     ex = Exercicio(nome="tanh", casos=lambda: [Caso("com x = (1, 2)", {"x": np.array([1.0, 2.0])})],
                    certo=lambda x: float(np.tanh(x).sum()), acerto="ok", formato=Numero(),
                    erros=[Erro("math.tanh num vetor", "math.tanh só aceita um número; use np.tanh.",

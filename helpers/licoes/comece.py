@@ -18,12 +18,9 @@ import numpy as np
 
 from .. import plots
 from ..corretor import (
-    Array,
     Caso,
     Erro,
     Exercicio,
-    Numero,
-    NumeroAproximado,
     Previsao,
     Regra,
     bate_com_alguma,
@@ -35,6 +32,7 @@ from ..corretor import (
 from ..formato import vetor
 from ..paineis import Painel, polar, sliders_polares, tabela
 from ..previsao import CaixaDePrevisao, caixa
+from ..respostas import Array, Numero, NumeroAproximado
 
 __all__ = ["verificar_ambiente", "painel_produto_escalar", "prever_q_165", "check_produto_escalar"]
 

@@ -22,22 +22,14 @@ from ..attention import (
     softmax,
     softmax_jacobian,
 )
-from ..corretor import (
-    Caso,
-    Erro,
-    Exercicio,
-    NumeroAproximado,
-    NumeroDeCabeca,
-    Previsao,
-    conferir,
-    corretor_de,
-)
+from ..corretor import Caso, Erro, Exercicio, Previsao, conferir, corretor_de
 from ..erros_de_escores import ERROS_DE_LACO_E_ORDEM, ERROS_ESCORES, explica_forma_q_k
 from ..estabilidade import EXPLICA_KEEPDIMS, erros_de_estabilidade, esqueceu_keepdims, normalizou_pelo_array_inteiro
 from ..formato import decimal
 from ..paineis import Painel, tabela
 from ..plots import CORES
 from ..previsao import CaixaDePrevisao, caixa
+from ..respostas import NumeroAproximado, NumeroDeCabeca
 
 # ---------------------------------------------------------------------------------------------
 # Figuras

@@ -19,24 +19,12 @@ from matplotlib.patches import FancyBboxPatch
 from numpy.typing import ArrayLike
 
 from .. import plots, recurrent
-from ..corretor import (
-    Array,
-    Caso,
-    Erro,
-    Exercicio,
-    NumeroAproximado,
-    Previsao,
-    Regra,
-    RespostaInvalida,
-    bate_com_alguma,
-    conferir,
-    corretor_de,
-    usa_nomes,
-)
+from ..corretor import Caso, Erro, Exercicio, Previsao, Regra, bate_com_alguma, conferir, corretor_de, usa_nomes
 from ..formato import vetor
 from ..paineis import Painel, tabela
 from ..plots import CORES
 from ..previsao import CaixaDePrevisao, caixa
+from ..respostas import Array, NumeroAproximado, RespostaInvalida
 
 # ---------------------------------------------------------------------------------------------
 # Figuras

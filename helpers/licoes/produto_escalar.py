@@ -20,23 +20,13 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from .. import plots
-from ..corretor import (
-    Array,
-    Caso,
-    Erro,
-    Exercicio,
-    Formato,
-    Previsao,
-    RespostaInvalida,
-    bate_com_alguma,
-    conferir,
-    corretor_de,
-)
+from ..corretor import Caso, Erro, Exercicio, Previsao, bate_com_alguma, conferir, corretor_de
 from ..erros_de_escores import ERROS_DE_LACO_E_ORDEM, ERROS_ESCORES, explica_forma_q_k  # noqa: F401
 from ..formato import subscrito
 from ..paineis import Painel, polar, slider, sliders_polares, tabela
 from ..plots import CORES
 from ..previsao import CaixaDePrevisao, caixa
+from ..respostas import Array, Formato, RespostaInvalida
 
 # ---------------------------------------------------------------------------------------------
 # Figuras

@@ -22,19 +22,7 @@ from ..attention import (
     softmax,
     softmax_jacobian,
 )
-from ..corretor import (
-    Caso,
-    Erro,
-    Exercicio,
-    NumeroAproximado,
-    NumeroDeCabeca,
-    Previsao,
-    Regra,
-    conferir,
-    corretor_de,
-    tem_laco,
-    usa_nomes,
-)
+from ..corretor import Caso, Erro, Exercicio, Previsao, Regra, conferir, corretor_de, tem_laco, usa_nomes
 from ..estabilidade import (
     EXPLICA_KEEPDIMS,
     NOMES_DE_SOFTMAX_PRONTA,
@@ -49,6 +37,7 @@ from ..formato import subscrito
 from ..paineis import Painel, slider, tabela
 from ..plots import CORES
 from ..previsao import CaixaDePrevisao, caixa
+from ..respostas import NumeroAproximado, NumeroDeCabeca
 
 #: mapa divergente, seguro para daltonismo, para o jacobiano (0 no meio, em branco)
 MAPA_JACOBIANO = "RdBu"

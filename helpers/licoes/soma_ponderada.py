@@ -24,25 +24,13 @@ from ..attention import (
     scaled_dot_product_attention,
     softmax,
 )
-from ..corretor import (
-    Caso,
-    Erro,
-    Exercicio,
-    NumeroAproximado,
-    Previsao,
-    Regra,
-    SaidaOuPar,
-    bate_com_alguma,
-    conferir,
-    corretor_de,
-    usa_nomes,
-)
+from ..corretor import Caso, Erro, Exercicio, Previsao, Regra, bate_com_alguma, conferir, corretor_de, usa_nomes
 from ..estabilidade import EXPLICA_KEEPDIMS, erros_de_estabilidade, sem_keepdims
 from ..formato import decimal, par, subscrito
 from ..paineis import Painel, slider
 from ..plots import CORES
 from ..previsao import CaixaDePrevisao, caixa
-from ..respostas import leitura_para
+from ..respostas import NumeroAproximado, SaidaOuPar, leitura_para
 
 # ---------------------------------------------------------------------------------------------
 # Figuras

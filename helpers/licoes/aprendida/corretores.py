@@ -14,22 +14,10 @@ from typing import Any
 import numpy as np
 
 from ...attention import attention_backward, scaled_dot_product_attention, softmax
-from ...corretor import (
-    Array,
-    Caso,
-    Erro,
-    Exercicio,
-    Formato,
-    Numero,
-    Regra,
-    RespostaInvalida,
-    Sequencia,
-    conferir,
-    corretor_de,
-    usa_nomes,
-)
+from ...corretor import Caso, Erro, Exercicio, Regra, conferir, corretor_de, usa_nomes
 from ...estabilidade import erros_de_estabilidade
 from ...formato import decimal
+from ...respostas import Array, Formato, Numero, RespostaInvalida, Sequencia
 from .frases import Frase, gerar_frases
 from .rede import Receita, iniciar_modelo, perda_e_gradientes
 

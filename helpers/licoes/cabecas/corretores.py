@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from ...attention import kv_cache_bytes, kv_head_of_query, split_heads
-from ...corretor import Array, Bytes, Caso, Erro, Exercicio, NumeroDe, Regra, conferir, corretor_de, usa_nomes
+from ...corretor import Caso, Erro, Exercicio, Regra, conferir, corretor_de, usa_nomes
 from ...formato import bytes_legiveis, milhares, vetor
+from ...respostas import Array, Bytes, NumeroDe
 
 __all__ = ["CABECA_KV", "DIVIDIR_CABECAS", "MEMORIA_KV", "check_cabeca_kv", "check_dividir_cabecas",
            "check_memoria_kv"]

@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from ...attention import kv_head_of_query, multi_head_attention
-from ...corretor import Array, Caso, Erro, Exercicio, RespostaInvalida, Veredito, corretor_de, corrigir
+from ...corretor import Caso, Erro, Exercicio, Veredito, corretor_de, corrigir
 from ...estabilidade import erros_de_estabilidade, nao_finita
+from ...respostas import Array, RespostaInvalida
 
 __all__ = ["GERAR_GQA", "Geracao", "check_gerar_gqa", "corrigir_gerar_gqa", "dirigir_passo"]
 

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from ...attention import scaled_dot_product_attention
-from ...corretor import Array, Caso, Erro, Exercicio, RespostaInvalida, conferir, corretor_de
-from ...respostas import perto
+from ...corretor import Caso, Erro, Exercicio, conferir, corretor_de
+from ...respostas import Array, RespostaInvalida, perto
 
 __all__ = ["POR_BLOCOS", "check_atencao_por_blocos", "percorrer_em_blocos"]
 

@@ -12,21 +12,10 @@ from typing import Any
 import numpy as np
 
 from ...attention import softmax
-from ...corretor import (
-    Array,
-    Bytes,
-    Caso,
-    Erro,
-    Exercicio,
-    Formato,
-    Numero,
-    RespostaInvalida,
-    conferir,
-    corretor_de,
-)
+from ...corretor import Caso, Erro, Exercicio, conferir, corretor_de
 from ...efficient import combine_states
 from ...formato import vetor
-from ...respostas import perto
+from ...respostas import Array, Bytes, Formato, Numero, RespostaInvalida, perto
 from .medidas import bytes_na_prosa
 
 __all__ = ["COMBINAR_ESTADOS", "MEMORIA_PESOS", "EstadoOnline", "check_combinar_estados", "check_memoria_pesos"]

@@ -14,17 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...attention import padding_mask, scaled_dot_product_attention, softmax
-from ...corretor import (
-    Caso,
-    Erro,
-    Exercicio,
-    Formato,
-    Regra,
-    RespostaInvalida,
-    SaidaOuPar,
-    conferir,
-    corretor_de,
-)
+from ...corretor import Caso, Erro, Exercicio, Regra, conferir, corretor_de
 from ...estabilidade import (
     ComLinhasLivres,
     SaidaComLinhasLivres,
@@ -34,7 +24,7 @@ from ...estabilidade import (
     livrar,
 )
 from ...formato import decimal
-from ...respostas import leitura_para
+from ...respostas import Formato, RespostaInvalida, SaidaOuPar, leitura_para
 from .corretores_mascaras import _usa_da_biblioteca
 
 __all__ = ["ATENCAO_CRUZADA", "ATENCAO_MASCARA", "check_atencao_com_mascara", "check_atencao_cruzada"]

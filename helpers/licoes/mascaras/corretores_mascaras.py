@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from ... import attention
-from ...corretor import Caso, Erro, Exercicio, Mascara, Regra, conferir, corretor_de, usa_nomes
+from ...corretor import Caso, Erro, Exercicio, Regra, conferir, corretor_de, usa_nomes
+from ...respostas import Mascara
 
 __all__ = ["MASCARA_CAUSAL", "MASCARA_PADDING", "check_mascara_causal", "check_mascara_padding"]
 

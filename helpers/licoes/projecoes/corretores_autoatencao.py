@@ -12,9 +12,10 @@ import numpy as np
 
 from ... import attention
 from ...attention import scaled_dot_product_attention, softmax
-from ...corretor import Caso, Erro, Exercicio, Regra, SaidaOuPar, conferir, corretor_de, tem_laco, usa_nomes
+from ...corretor import Caso, Erro, Exercicio, Regra, conferir, corretor_de, tem_laco, usa_nomes
 from ...estabilidade import erros_de_estabilidade, normalizou_pelo_array_inteiro
 from ...formato import decimal
+from ...respostas import SaidaOuPar
 from .comum import _ARRAY, _MATRIZES, _Rotulada
 
 __all__ = ["AUTOATENCAO", "check_autoatencao"]

@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from ...attention import multi_head_attention, softmax
-from ...corretor import Caso, Erro, Exercicio, Regra, SaidaOuPar, conferir, corretor_de
+from ...corretor import Caso, Erro, Exercicio, Regra, conferir, corretor_de
 from ...estabilidade import erros_de_estabilidade
+from ...respostas import SaidaOuPar
 
 __all__ = ["MECANISMO", "SO_NUMPY", "check_mecanismo"]
 
