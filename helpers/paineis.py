@@ -17,9 +17,14 @@ animados muda (limites de um eixo, um título, um artista novo), o matplotlib ma
 ``stale`` e o painel a desenha inteira de novo, refazendo o fundo. Sem ``animados``, todo movimento
 é um desenho completo. Os animados ficam por cima do resto (da grade, de textos fixos).
 
-Cada painel também deixa uma figura estática do seu estado inicial (``painel.figura_estatica()``),
-para que o notebook se leia bem no GitHub, num PDF e no nbval. Os painéis de cada notebook moram na
-lição dele (:mod:`helpers.licoes`).
+Alguns artistas mudam só com alguns controles (um mapa de pesos com ~50 números, que muda com as máscaras
+mas não com a query em destaque). Passados em ``lentos``, eles também são animados, desenhados antes dos
+``animados`` e guardados numa segunda cópia: enquanto nenhum deles muda (o matplotlib marca um artista
+como ``stale`` quando um ``set_*`` o altera), o movimento restaura essa cópia e desenha só os ``animados``.
+
+Cada painel também deixa uma versão estática do seu estado inicial (``painel.figura_estatica()``): a
+figura e, embaixo dela, as mesmas tabelas de números, para que o notebook se leia bem no GitHub, num PDF
+e no nbval (que confere os números). Os painéis de cada notebook moram na lição dele (:mod:`helpers.licoes`).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from typing import Any
 
 import ipywidgets as W
 import numpy as np
-from IPython.display import Image
+from IPython.display import HTML, Image, display
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -97,6 +102,9 @@ class Painel(W.VBox):
     titulo : uma linha em negrito acima do painel.
     animados : os artistas que ``calcular`` muda a cada movimento (linhas, barras, setas, imagens): só eles
         são redesenhados, sobre o fundo guardado. Mude-os pelos métodos ``set_*`` do matplotlib.
+    lentos : artistas que só alguns movimentos mudam (desenhados sob os ``animados`` e guardados até um deles
+        mudar). Mude-os só quando o valor muda: ``set_data`` e ``set_color`` marcam o artista mesmo com o
+        mesmo valor (``set_text`` com o mesmo texto, não).
 
     ``completos`` e ``blits`` contam os desenhos de cada tipo (para testes e benchmarks).
     """
@@ -112,13 +120,16 @@ class Painel(W.VBox):
         calcular: Callable[[dict[str, Any]], dict[str, Any]],
         titulo: str = "",
         animados: Iterable[Artist] = (),
+        lentos: Iterable[Artist] = (),
     ):
         self.fig = fig
         self.canvas = FigureCanvasAgg(fig)  # o canvas fica com a figura: o matplotlib guarda nele o que já mediu
-        self.animados = sorted(animados, key=lambda a: a.get_zorder())  # a ordem do desenho completo
-        for artista in self.animados:
+        self.lentos = sorted(lentos, key=lambda a: a.get_zorder())  # a ordem do desenho completo
+        self.animados = sorted(animados, key=lambda a: a.get_zorder())
+        for artista in self.lentos + self.animados:
             artista.set_animated(True)
         self._fundo: Any = None  # a figura sem os animados, guardada depois de um desenho completo
+        self._com_lentos: Any = None  # o fundo com os lentos por cima
         self.completos = 0
         self.blits = 0
         self.controles = dict(controles)
@@ -143,15 +154,29 @@ class Painel(W.VBox):
 
     def desenhar(self) -> None:
         """Desenha a figura no canvas: só os animados sobre o fundo guardado (*blit*) quando nada mais mudou;
-        senão, a figura inteira (o matplotlib pula os animados), guarda o fundo e põe os animados por cima."""
+        senão, a figura inteira (o matplotlib pula os animados), guarda o fundo e põe os animados por cima.
+        Os ``lentos`` são redesenhados sobre o fundo só quando um deles mudou."""
         if self._fundo is not None and not self.fig.stale:
-            self.canvas.restore_region(self._fundo)
+            mudou_lento = self._com_lentos is None or any(a.stale for a in self.lentos)
+            self.canvas.restore_region(self._fundo if mudou_lento else self._com_lentos)
+            if self.lentos and mudou_lento:
+                self._desenhar_lentos()
             self.blits += 1
         else:
             self.canvas.draw()
-            self._fundo = self.canvas.copy_from_bbox(self.fig.bbox) if self.animados else None
+            self._fundo = self.canvas.copy_from_bbox(self.fig.bbox) if self.animados or self.lentos else None
+            if self.lentos:
+                self._desenhar_lentos()
             self.completos += 1
-        for artista in self.animados:
+        self._desenhar_por_cima(self.animados)
+
+    def _desenhar_lentos(self) -> None:
+        """Os lentos sobre o fundo já restaurado, e a cópia do resultado."""
+        self._desenhar_por_cima(self.lentos)
+        self._com_lentos = self.canvas.copy_from_bbox(self.fig.bbox)
+
+    def _desenhar_por_cima(self, artistas: list[Artist]) -> None:
+        for artista in artistas:
             if artista.get_visible() and (artista.axes is None or artista.axes.get_visible()):
                 self.fig.draw_artist(artista)
 
@@ -180,9 +205,27 @@ class Painel(W.VBox):
                 c.observe(self._ao_mudar, names="value")
         return self.atualizar()
 
-    def figura_estatica(self) -> Image:
-        """A figura do estado atual como imagem estática (para o GitHub, PDF e nbval)."""
-        return Image(data=self.imagem.value, format="png")
+    def png_estatico(self) -> bytes:
+        """O PNG da figura no estado atual, para a versão estática (um painel pode ajustar a figura para ela)."""
+        return bytes(self.imagem.value)
+
+    def figura_estatica(self) -> FiguraEstatica:
+        """O estado atual sem kernel: a figura e, embaixo, os números do painel (para o GitHub, PDF e nbval)."""
+        return FiguraEstatica(self.png_estatico(), self.texto.value)
+
+
+class FiguraEstatica:
+    """A versão estática de um painel: ``data``, o PNG da figura, e ``html``, as tabelas de números que o painel
+    mostra embaixo dela. Numa célula, aparece como duas saídas, a imagem e depois o HTML."""
+
+    def __init__(self, data: bytes, html: str = ""):
+        self.data = data
+        self.html = html
+
+    def _ipython_display_(self) -> None:
+        display(Image(data=self.data, format="png"))
+        if self.html:
+            display(HTML(self.html))
 
 
 def polar(angulo_graus: float, comprimento: float) -> np.ndarray:

@@ -91,9 +91,11 @@ def test_throughput_rows_and_flop_counts():
     assert vazao.flops_multi_head(256, 64, 8) == 8 * 256 * 512**2 + 4 * 256**2 * 512
     linhas = vazao.medir_vazao(ns=(32,), tipos=(np.float32, np.float64), n_heads=2, d_head=8, rodadas=1)
     _confere(linhas, "3")
-    assert len(linhas) == 2 * 2
+    assert len(linhas) == 2 * 3
+    rapidos = [lin for lin in linhas if lin.caso.startswith("caminho rápido")]
+    assert len(rapidos) == 2 and all("× a velocidade da referência" in lin.razao for lin in rapidos)
     for lin in linhas:
-        assert "GFLOP/s" in lin.resultado and "× teto (" in lin.razao
+        assert "GFLOP/s" in lin.resultado and ("× teto (" in lin.razao or lin in rapidos)
     assert all(lin.veredito == INFORMATIVO for lin in linhas)  # n < 1024: informativo
     assert any("float32" in lin.caso for lin in linhas)
 

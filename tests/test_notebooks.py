@@ -79,6 +79,10 @@ def test_dashboards_tagged_and_followed_by_static_figure(caminho):
             assert "nbval-ignore-output" in _tags(c), _fonte(c)
             seguinte = _fonte(cells[i + 1]) if i + 1 < len(cells) else ""
             assert "figura_estatica()" in seguinte, f"falta a figura estática depois de: {_fonte(c)}"
+            # sem kernel, a figura e os números dela: a imagem e depois as tabelas em HTML (que o nbval confere)
+            saidas = [o.get("data", {}) for o in cells[i + 1]["outputs"]]
+            assert [sorted(d) for d in saidas][-2:] == [["image/png", "text/plain"], ["text/html", "text/plain"]], saidas
+            assert "<table" in "".join(saidas[-1]["text/html"]), _fonte(c)
 
 
 @pytest.mark.parametrize("caminho", ARQUIVOS, ids=[p.stem for p in ARQUIVOS])

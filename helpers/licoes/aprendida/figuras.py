@@ -180,9 +180,11 @@ class VistaCabeca:
     """Uma cabeça como no BertViz: as palavras em duas colunas (à esquerda quem olha — as queries —, à
     direita para quem se olha — as keys) ligadas por linhas cuja opacidade e espessura são o peso.
 
-    Com uma palavra escolhida (``linha`` = o índice dela), só as linhas dela aparecem, e o peso vai
-    escrito ao lado de cada key. As palavras levam a cor do seu papel (sujeito, atrator, distrator).
-    ``atualizar`` só muda os dados dos artistas, criados uma vez para até ``n_max`` palavras.
+    Com uma palavra escolhida (``linha`` = o índice dela), só as linhas dela aparecem, a palavra ganha um
+    destaque na cor da cabeça e o peso vai escrito ao lado de cada key. As palavras levam a cor do seu papel
+    (sujeito, atrator, distrator). ``atualizar`` só muda os dados dos artistas, criados uma vez para até
+    ``n_max`` palavras, e só mexe nas palavras quando a frase muda (:meth:`animados`: o que muda a cada
+    movimento de cabeça ou de palavra).
     """
 
     X_ESQ, X_DIR = 0.30, 0.66
@@ -197,6 +199,9 @@ class VistaCabeca:
                          for i in range(n_max)]
         self.direita = [ax.text(self.X_DIR + 0.02, -j, "", ha="left", va="center", fontsize=tamanho)
                         for j in range(n_max)]
+        # a palavra escolhida, por cima da dela na coluna da esquerda, em negrito e numa caixa da cor da cabeça
+        self.destaque = ax.text(self.X_ESQ - 0.02, 0, "", ha="right", va="center", fontsize=tamanho,
+                                fontweight="bold", zorder=4, visible=False)
         # o peso de cada key fica colado nela, na ponta da linha (por cima, num fundo branco)
         self.pesos = [ax.text(self.X_DIR - 0.012, -j, "", ha="right", va="center", fontsize=tamanho - 2,
                               color=CORES["neutro"], zorder=3,
@@ -210,26 +215,30 @@ class VistaCabeca:
                                    fontsize=tamanho - 2, color=CORES["neutro"], style="italic"),
                            ax.text(self.X_DIR + 0.02, 0.75, "para quem olha", ha="left", va="bottom",
                                    fontsize=tamanho - 2, color=CORES["neutro"], style="italic")]
+        self._frase_desenhada: tuple | None = None
 
     def atualizar(self, pesos: np.ndarray, tokens: Sequence[str], papeis: dict[str, list[int]], cor: str,
                   linha: int | None = None, titulo: str = "") -> None:
         """``pesos`` ``(n, n)`` de uma cabeça; ``linha`` = a palavra escolhida (``None``: todas)."""
         w = np.asarray(pesos, dtype=float)
         n = len(tokens)
-        self.ax.set_ylim(-(n - 1) - 0.7, 1.5)
+        frase = (tuple(tokens), tuple((k, tuple(v)) for k, v in sorted(papeis.items())))
+        if frase != self._frase_desenhada:  # só quando a frase muda: mexer nelas marcaria a figura inteira
+            self._frase_desenhada = frase
+            self.ax.set_ylim(-(n - 1) - 0.7, 1.5)
+            for i in range(self.n_max):
+                for lado in (self.esquerda, self.direita):
+                    papel = _papel(i, tokens, papeis) if i < n else "outra"
+                    lado[i].set_text(tokens[i] if i < n else "")
+                    lado[i].set_color(COR_PAPEL[papel])
+                    lado[i].set_fontweight("normal" if papel == "outra" else "bold")
+        if linha is not None:
+            self.destaque.set_text(tokens[linha])
+            self.destaque.set_y(-linha)
+            self.destaque.set_color(COR_PAPEL[_papel(linha, tokens, papeis)])
+            self.destaque.set_bbox(dict(boxstyle="round,pad=0.2", fc=to_rgba(cor, 0.25), ec=cor))
+        self.destaque.set_visible(linha is not None)
         for i in range(self.n_max):
-            for lado in (self.esquerda, self.direita):
-                t = lado[i]
-                if i < n:
-                    papel = _papel(i, tokens, papeis)
-                    t.set_text(tokens[i])
-                    t.set_color(COR_PAPEL[papel])
-                    escolhida = lado is self.esquerda and linha == i
-                    t.set_fontweight("bold" if papel != "outra" or escolhida else "normal")
-                    t.set_bbox(dict(boxstyle="round,pad=0.2", fc=to_rgba(cor, 0.25), ec=cor) if escolhida else None)
-                else:
-                    t.set_text("")
-                    t.set_bbox(None)
             # os pesos que arredondam para 0.00 ficam em branco: menos texto para ler e para desenhar
             mostra = linha is not None and i < n and w[linha, i] >= 0.005
             self.pesos[i].set_text(decimal(w[linha, i]) if mostra else "")
@@ -249,11 +258,16 @@ class VistaCabeca:
         self.linhas.set_linewidths(larguras)
         self.titulo.set_text(titulo)
 
+    def animados(self) -> list:
+        """O que muda com a cabeça e a palavra escolhidas: as linhas, os pesos, o destaque e o título."""
+        return [self.linhas, *self.pesos, self.destaque, self.titulo]
+
 
 class Miniaturas:
     """Todas as cabeças de uma vez, uma miniatura por cabeça (linhas = quem olha, colunas = para quem
     olha, cor = peso, escala fixa em [0, 1]); a cabeça escolhida ganha uma moldura grossa na cor dela e,
-    com uma palavra escolhida, a linha dessa palavra fica contornada em todas."""
+    com uma palavra escolhida, a linha dessa palavra fica contornada em todas. Os mapas só mudam com a
+    frase; a moldura e os contornos (:meth:`animados`), com a cabeça e a palavra."""
 
     def __init__(self, axes: np.ndarray):
         self.axes = axes  # (n_camadas, n_cabecas)
@@ -270,6 +284,12 @@ class Miniaturas:
             self.contornos[(c, h)] = ax.add_patch(Rectangle((0, 0), 1, 1, fill=False, ec=CORES["destaque"], lw=2.2))
             for lado in ax.spines.values():
                 lado.set_visible(True)
+                lado.set_edgecolor(CORES["neutro"])
+                lado.set_linewidth(0.8)
+        # a moldura da cabeça escolhida: um retângulo da figura, levado para cima da miniatura escolhida
+        fig = axes.flat[0].figure
+        self.moldura = fig.add_artist(Rectangle((0, 0), 0, 0, transform=fig.transFigure, fill=False, lw=4.0))
+        self._frase_desenhada: tuple | None = None
 
     def atualizar(self, pesos: np.ndarray, escolhida: tuple[int, int], linha: int | None = None,
                   tokens: Sequence[str] | None = None) -> None:
@@ -277,29 +297,35 @@ class Miniaturas:
         ``tokens``, se dados, marcam a primeira e a última palavra nas bordas (embaixo e à esquerda)."""
         n = pesos.shape[-1]
         n_camadas, n_cabecas = self.axes.shape
-        for (c, h), img in self.imagens.items():
-            img.set_data(pesos[c, h])
-            img.set_extent((-0.5, n - 0.5, n - 0.5, -0.5))
-            ax = self.axes[c, h]
-            ax.set_xlim(-0.5, n - 0.5)
-            ax.set_ylim(n - 0.5, -0.5)
-            if tokens is not None:
-                pontas = [0, n - 1]
-                rotulos = [tokens[0], tokens[n - 1]]
-                tamanho = mpl.rcParams["font.size"] - 3
-                ax.set_xticks(pontas, rotulos if c == n_camadas - 1 else ["", ""], fontsize=tamanho)
-                ax.set_yticks(pontas, rotulos if h == 0 else ["", ""], fontsize=tamanho)
-                ax.tick_params(length=2, pad=1)
-            cor = CORES_CABECAS.get((c, h), "black") if (c, h) == escolhida else CORES["neutro"]
-            for lado in ax.spines.values():
-                lado.set_edgecolor(cor)
-                lado.set_linewidth(4.0 if (c, h) == escolhida else 0.8)
-            contorno = self.contornos[(c, h)]
+        frase = (None if tokens is None else tuple(tokens), pesos.shape, pesos.tobytes())
+        if frase != self._frase_desenhada:  # os mapas, os limites e as marcas: só quando a frase muda
+            self._frase_desenhada = frase
+            for (c, h), img in self.imagens.items():
+                img.set_data(pesos[c, h])
+                img.set_extent((-0.5, n - 0.5, n - 0.5, -0.5))
+                ax = self.axes[c, h]
+                ax.set_xlim(-0.5, n - 0.5)
+                ax.set_ylim(n - 0.5, -0.5)
+                if tokens is not None:
+                    pontas = [0, n - 1]
+                    rotulos = [tokens[0], tokens[n - 1]]
+                    tamanho = mpl.rcParams["font.size"] - 3
+                    ax.set_xticks(pontas, rotulos if c == n_camadas - 1 else ["", ""], fontsize=tamanho)
+                    ax.set_yticks(pontas, rotulos if h == 0 else ["", ""], fontsize=tamanho)
+                    ax.tick_params(length=2, pad=1)
+        caixa = self.axes[escolhida].get_position(original=True)  # (sem original, o eixo seria marcado)
+        self.moldura.set_bounds(caixa.x0, caixa.y0, caixa.width, caixa.height)
+        self.moldura.set_edgecolor(CORES_CABECAS.get(escolhida, "black"))
+        for contorno in self.contornos.values():
             contorno.set_visible(linha is not None)
             if linha is not None:
                 contorno.set_xy((-0.5, linha - 0.5))
                 contorno.set_width(n)
                 contorno.set_height(1)
+
+    def animados(self) -> list:
+        """A moldura da cabeça escolhida e os contornos da palavra escolhida."""
+        return [self.moldura, *self.contornos.values()]
 
 
 def escala_da_fonte() -> float:

@@ -120,7 +120,8 @@ class PainelVistaCabecas(Painel):
         fig = Figure(figsize=(10.0, altura_da_vista(N_MAX)))
         ax_vista, eixos = layout_vista(fig, modelo.n_camadas, modelo.n_cabecas)
         self.vista, self.miniaturas = VistaCabeca(ax_vista, N_MAX), Miniaturas(eixos)
-        super().__init__(fig, controles, self._calcular_estado, "A vista das cabeças: para onde cada palavra olha")
+        super().__init__(fig, controles, self._calcular_estado, "A vista das cabeças: para onde cada palavra olha",
+                         animados=[*self.vista.animados(), *self.miniaturas.animados()])
 
     # -- a frase, as contas e o desenho -----------------------------------------------------------
 

@@ -101,7 +101,8 @@ class FiguraCabecas:
        usa, e cada grupo tem uma cor. Com até 8 grupos, cada grupo leva em cima os índices das suas
        queries (``0–3``, ``4–7``…);
     2. ``ax_memoria``: três barras horizontais — MHA (uma key/value por query), a escolha atual e
-       MQA (uma key/value só) —, com o tamanho escrito ao lado.
+       MQA (uma key/value só) —, com o tamanho escrito ao lado (o eixo x não tem marcas: a escala muda
+       com os controles, e o número ao lado da barra é o que se lê).
 
     Os artistas são criados uma vez; ``atualizar`` só muda os dados (posições, cores, tamanhos, textos).
     """
@@ -139,10 +140,16 @@ class FiguraCabecas:
         self.barras = ax_memoria.barh([2, 1, 0], [1, 1, 1], height=0.6,
                                       color=[CORES["k"], CORES["q"], CORES["v"]])
         self.rotulos_barras = [ax_memoria.text(0, y, "", va="center", ha="left") for y in (2, 1, 0)]
-        ax_memoria.set_yticks([2, 1, 0], ["MHA", "sua escolha", "MQA"])
-        # o eixo x vai de 0 a 1 e as barras chegam divididas pelo limite da vez: a mesma figura que mudar
-        # o limite do eixo, sem mudar o eixo a cada movimento (o painel redesenha só o que muda)
+        # a barra do meio tem um rótulo que muda (o tipo e o número de cabeças de key/value): é um texto
+        # comum, na posição de uma marca do eixo y; mudar as marcas de um eixo faria o painel redesenhar tudo
+        ax_memoria.set_yticks([2, 0], ["MHA", "MQA"])
+        marca = ax_memoria.yaxis.get_major_ticks()[0].label1
+        self.rotulo_escolha = ax_memoria.text(-0.02, 1, "", transform=ax_memoria.get_yaxis_transform(),
+                                              ha="right", va="center", fontsize=marca.get_fontsize())
+        # o eixo x vai de 0 a 1 e as barras chegam divididas pelo limite da vez, sem marcas (o tamanho vai
+        # escrito ao lado de cada barra): o eixo não muda a cada movimento e o painel redesenha só o que muda
         ax_memoria.set_xlim(0, 1)
+        ax_memoria.set_xticks([])
         ax_memoria.set_ylim(-0.6, 2.6)
         ax_memoria.grid(False)
         self.titulo_memoria = ax_memoria.set_title("", y=1.0, loc="right")  # à direita: não sai da figura
@@ -153,6 +160,14 @@ class FiguraCabecas:
         """``mapa[h]`` = a cabeça de key/value da query ``h``; os três tamanhos em bytes; ``d_head``, se
         dado, vai escrito junto do número de cabeças de query; ``nome_escolha`` rotula a barra do meio."""
         mapa = np.asarray(mapa, dtype=int)
+        self._atualizar_grupos(mapa, n_kv, titulo_grupos, d_head)
+        self._atualizar_memoria(bytes_mha, bytes_escolha, bytes_mqa, titulo_memoria, nome_escolha)
+
+    def _atualizar_grupos(self, mapa: np.ndarray, n_kv: int, titulo_grupos: str, d_head: int | None) -> None:
+        chave = (tuple(mapa.tolist()), n_kv, titulo_grupos, d_head)
+        if chave == getattr(self, "_grupos_desenhados", None):
+            return  # nada mudou: mexer nos artistas os marcaria, e o painel os redesenharia à toa
+        self._grupos_desenhados = chave
         n_q = len(mapa)
         xq = (np.arange(n_q) + 0.5) / n_q
         xkv = np.array([xq[mapa == g].mean() for g in range(n_kv)])
@@ -185,6 +200,8 @@ class FiguraCabecas:
         self.texto_kv.set_text(f"{n_kv} cabeça{'s' if n_kv > 1 else ''} de key/value")
         self.titulo_grupos.set_text(titulo_grupos)
 
+    def _atualizar_memoria(self, bytes_mha: float, bytes_escolha: float, bytes_mqa: float, titulo_memoria: str,
+                           nome_escolha: str) -> None:
         valores = (bytes_mha, bytes_escolha, bytes_mqa)
         maximo = max(valores)
         largura_mem_pt = self.ax_memoria.bbox.width / self.ax_memoria.figure.dpi * 72
@@ -198,17 +215,14 @@ class FiguraCabecas:
         for barra, rotulo, b in zip(self.barras, self.rotulos_barras, valores, strict=True):
             barra.set_width(b / limite)
             rotulo.set_position(((b + 0.015 * maximo) / limite, rotulo.get_position()[1]))
-        # a escala: 0, metade e o tamanho da MHA, nas unidades legíveis (só quando muda: mudar as marcas de
-        # um eixo faz um painel redesenhar a figura inteira)
-        marcas = ((0, bytes_mha / 2 / limite, bytes_mha / limite), ("0", bytes_legiveis(bytes_mha / 2),
-                  bytes_legiveis(bytes_mha)), nome_escolha)
-        if marcas != getattr(self, "_marcas", None):
-            self._marcas = marcas
-            self.ax_memoria.set_xticks(marcas[0], marcas[1])
-            self.ax_memoria.set_yticks([2, 1, 0], ["MHA", nome_escolha, "MQA"])
+        self.rotulo_escolha.set_text(nome_escolha)
         self.titulo_memoria.set_text(titulo_memoria)
 
     def animados(self) -> list[Artist]:
-        """Os artistas que ``atualizar`` muda: um painel redesenha só eles a cada movimento."""
+        """Os artistas da memória, que todo controle muda: um painel redesenha só eles a cada movimento."""
+        return [*self.barras, *self.rotulos_barras, self.rotulo_escolha, self.titulo_memoria]
+
+    def lentos(self) -> list[Artist]:
+        """Os artistas dos grupos, que só o número de cabeças muda (o painel os guarda desenhados até lá)."""
         return [self.linhas, self.barras_q, *self.rotulos_grupos, self.pontos_kv, self.texto_q, self.texto_kv,
-                self.titulo_grupos, *self.barras, *self.rotulos_barras, self.titulo_memoria]
+                self.titulo_grupos]

@@ -179,4 +179,5 @@ def painel_cabecas(n_heads: int = 32, n_kv_heads: int = 8, n_tokens: int = 4096,
                 "bytes_mha": b_mha, "bytes_mqa": b_mqa, "bytes_por_token": por_token, "razao": razao, "html": html}
 
     return _PainelCabecas(fig, controles, calcular, titulo="Várias cabeças: quem compartilha keys/values e quanto o KV "
-                          "cache ocupa", animados=figura.animados())
+                          "cache ocupa", animados=figura.animados(),
+                          lentos=figura.lentos())

@@ -41,6 +41,7 @@ class MapaDePesos:
         self.ax, self.n_q, self.n_k, self.casas = ax, n_q, n_k, casas
         self._tokens_q: list[str] | None = None
         self._tokens_k: list[str] | None = None
+        self._mostrado: tuple[np.ndarray, np.ndarray] | None = None  # os pesos e a máscara desenhados
         mapa = mpl.colormaps["cividis" if mpl.rcParams["image.cmap"] == "cividis" else MAPA].with_extremes(
             bad=COR_MASCARADA)
         self.imagem = ax.imshow(np.zeros((n_q, n_k)), cmap=mapa, vmin=0.0, vmax=1.0, aspect="auto")
@@ -65,20 +66,23 @@ class MapaDePesos:
         if pesos.shape != (self.n_q, self.n_k):
             raise ValueError(f"os pesos deveriam ter forma ({self.n_q}, {self.n_k}); recebi {pesos.shape}.")
         livre = np.ones(pesos.shape, dtype=bool) if permitido is None else np.broadcast_to(permitido, pesos.shape)
-        self.imagem.set_data(np.ma.masked_array(pesos, mask=~livre))
-        for i in range(self.n_q):
-            for j in range(self.n_k):
-                texto = self.textos[i][j]
-                if livre[i, j]:
-                    texto.set_text(f"{pesos[i, j]:.{self.casas}f}")
-                    texto.set_color("black" if pesos[i, j] > 0.55 else "white")
-                else:
-                    texto.set_text("×")
-                    texto.set_color(CORES["neutro"])
-        for i, texto in enumerate(self.textos_soma):
-            soma = float(pesos[i].sum())
-            texto.set_text(f"{soma:.{self.casas}f}")
-            texto.set_color("black" if abs(soma - 1.0) < 1e-9 else CORES["k"])
+        if self._mostrado is None or not (np.array_equal(pesos, self._mostrado[0]) and np.array_equal(livre, self._mostrado[1])):
+            # só quando os pesos mudam: mexer num artista que não é animado faz o painel redesenhar tudo
+            self._mostrado = (pesos.copy(), livre.copy())
+            self.imagem.set_data(np.ma.masked_array(pesos, mask=~livre))
+            for i in range(self.n_q):
+                for j in range(self.n_k):
+                    texto = self.textos[i][j]
+                    if livre[i, j]:
+                        texto.set_text(f"{pesos[i, j]:.{self.casas}f}")
+                        texto.set_color("black" if pesos[i, j] > 0.55 else "white")
+                    else:
+                        texto.set_text("×")
+                        texto.set_color(CORES["neutro"])
+            for i, texto in enumerate(self.textos_soma):
+                soma = float(pesos[i].sum())
+                texto.set_text(f"{soma:.{self.casas}f}")
+                texto.set_color("black" if abs(soma - 1.0) < 1e-9 else CORES["k"])
         # rótulos só quando mudam: refazê-los cria textos novos, e texto é o que mais custa desenhar
         if tokens_q is not None and list(tokens_q) != self._tokens_q:
             self._tokens_q = list(tokens_q)
@@ -88,9 +92,6 @@ class MapaDePesos:
             self.ax.set_xticks(np.arange(self.n_k), self._tokens_k, rotation=40, ha="right",
                                rotation_mode="anchor")
 
-    def animados(self) -> list[Artist]:
-        """Os artistas que ``atualizar`` muda a cada movimento (os rótulos dos eixos não: mudá-los redesenha tudo)."""
-        return [self.imagem, *(t for linha in self.textos for t in linha), *self.textos_soma]
 
 def figura_pesos(pesos: ArrayLike, tokens_q: Sequence[str], tokens_k: Sequence[str] | None = None,
                  permitido: ArrayLike | None = None, titulo: str = "", *, somas: bool = True,
@@ -157,6 +158,12 @@ class FiguraMascaras:
         self.titulo_saida.set_text(f"saída da query {query} («{tokens[query]}»)")
 
     def animados(self) -> list[Artist]:
-        """Os artistas que ``atualizar`` muda: um painel redesenha só eles a cada movimento."""
-        return [*self.mapa.animados(), self.destaque, self.titulo_mapa, *self.barras, *self.fantasmas,
-                self.titulo_saida]
+        """Os artistas que mover a query muda — o destaque, as barras e o título da saída: um painel redesenha só
+        eles a cada movimento."""
+        return [self.destaque, *self.barras, *self.fantasmas, self.titulo_saida]
+
+    def lentos(self) -> list[Artist]:
+        """O mapa — a imagem, os números e as somas — e o título dele: mudam só com as máscaras e o comprimento
+        (o painel os guarda desenhados enquanto isso não acontece)."""
+        m = self.mapa
+        return [m.imagem, *(t for linha in m.textos for t in linha), *m.textos_soma, self.titulo_mapa]

@@ -121,4 +121,5 @@ def painel_mascaras(causal: bool = True, padding: bool = True, comprimento: int 
                 "peso_no_pad": no_pad, "peso_no_futuro": no_futuro, "causal": com_causal, "padding": com_padding,
                 "comprimento": L, "html": html}
 
-    return Painel(fig, controles, calcular, titulo="Máscaras: quem pode olhar para quem", animados=figura.animados())
+    return Painel(fig, controles, calcular, titulo="Máscaras: quem pode olhar para quem", animados=figura.animados(),
+                  lentos=figura.lentos())

@@ -65,15 +65,15 @@ class FiguraBanco:
     """O exemplo "banco" do notebook 06: duas frases, as mesmas matrizes ``W_q``, ``W_k``, ``W_v``.
 
     1. ``ax_frase1`` e ``ax_frase2``: os mapas de calor dos pesos de atenção de cada frase (linha =
-       quem olha, coluna = para quem), todos os pesos escritos, a linha de "banco" contornada e com
-       números maiores, e uma barra de cores à direita do segundo mapa;
+       quem olha, coluna = para quem), a linha de "banco" contornada e com os pesos escritos (as outras
+       linhas só em cores: a lição lê a linha de "banco"), e uma barra de cores à direita do segundo mapa;
     2. ``ax_sentidos``: o plano dos dois sentidos (coordenadas "finanças" e "lugar" (assento) dos
        values) com a saída de "banco" em cada frase e, tracejado, o value de "banco" sozinho. É a
        projeção nas duas primeiras coordenadas: a terceira (gramática) não aparece, e o ângulo no
        plano não é o do cosseno calculado com as três.
 
     As cores dos mapas vão de 0 a 1 em escala de raiz quadrada (``PowerNorm(0.5)``), para que pesos
-    pequenos como 0.07 e 0.4 não fiquem os dois quase pretos; os números estão escritos.
+    pequenos como 0.07 e 0.4 não fiquem os dois quase pretos; os números de "banco" estão escritos.
     ``atualizar(pesos1, pesos2, saida1, saida2)`` recebe os números já calculados (por
     :func:`helpers.attention.scaled_dot_product_attention`); aqui só se desenha, e nada é recriado.
     As saídas entram com as duas primeiras coordenadas (finanças, lugar).
@@ -104,9 +104,7 @@ class FiguraBanco:
             ax.grid(False)
             ax.add_patch(Rectangle((-0.5, i - 0.5), n, 1, fill=False, edgecolor=cor, lw=3, clip_on=False))
             ax.set_title(f"frase {n_frase}: pesos", y=1.02)
-            self.textos.append([[ax.text(j, linha, "", ha="center", va="center",
-                                         fontsize=fonte if linha == i else fonte - 2)
-                                 for j in range(n)] for linha in range(n)])
+            self.textos.append([ax.text(j, i, "", ha="center", va="center", fontsize=fonte) for j in range(n)])
         # a barra de cores, colada à direita do segundo mapa (as duas frases usam a mesma escala)
         fig = ax_frase2.figure
         caixa = ax_frase2.get_position()
@@ -140,13 +138,12 @@ class FiguraBanco:
                 transform=ax.transAxes, ha="center", va="top", fontsize=fonte - 1, color=CORES["neutro"])
 
     def atualizar(self, pesos1: ArrayLike, pesos2: ArrayLike, saida1: ArrayLike, saida2: ArrayLike) -> None:
-        for imagem, textos, pesos in zip(self.imagens, self.textos, (pesos1, pesos2)):
+        for imagem, textos, i, pesos in zip(self.imagens, self.textos, self.linha, (pesos1, pesos2)):
             w = np.asarray(pesos, dtype=float)
             imagem.set_data(w)
-            for linha, textos_linha in enumerate(textos):
-                for j, texto in enumerate(textos_linha):
-                    texto.set_text(f"{w[linha, j]:.2f}")
-                    texto.set_color(_cor_do_texto(math.sqrt(max(float(w[linha, j]), 0.0))))
+            for j, texto in enumerate(textos):
+                texto.set_text(f"{w[i, j]:.2f}")
+                texto.set_color(_cor_do_texto(math.sqrt(max(float(w[i, j]), 0.0))))
         for (seta, texto), saida in zip(self.setas, (saida1, saida2)):
             s = np.asarray(saida, dtype=float)[:2]
             seta.xy = (float(s[0]), float(s[1]))
@@ -162,7 +159,7 @@ class FiguraBanco:
 
     def animados(self) -> list[Artist]:
         """Os artistas que ``atualizar`` muda: um painel redesenha só eles a cada movimento."""
-        textos = [t for textos in self.textos for linha in textos for t in linha]
+        textos = [t for textos in self.textos for t in textos]
         return [*self.imagens, *textos, *(a for par in self.setas for a in par)]
 
 def eixos_banco(pyplot: bool) -> tuple[Figure, list[Axes]]:

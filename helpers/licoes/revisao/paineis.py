@@ -9,7 +9,6 @@ from typing import Any
 import ipywidgets as W
 import matplotlib as mpl
 import numpy as np
-from IPython.display import Image
 from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
@@ -75,6 +74,7 @@ class FiguraMecanismoVivo:
         grade = fig.add_gridspec(2, max(4, max_cabecas + 1), height_ratios=(1, 1.15), hspace=0.55, wspace=0.35,
                                  left=0.04, right=0.99, top=0.9, bottom=0.05)
         self.n, self.d_model = n, d_model
+        self.grade = grade
         self.matrizes = {}
         for j, (nome, cor) in enumerate((("X", CORES["neutro"]), ("Q", CORES["q"]), ("K", CORES["k"]), ("V", CORES["v"]))):
             ax = fig.add_subplot(grade[0, j])
@@ -83,7 +83,7 @@ class FiguraMecanismoVivo:
             ax.set_yticks(range(n), [f"tok {i}" for i in range(n)])
             ax.tick_params(length=0, labelsize=base - 2)
             ax.grid(False)
-            titulo = ax.set_title(nome, color=cor, fontsize=base)
+            titulo = ax.set_title(f"{nome} ({n}, {d_model})", color=cor, fontsize=base)
             linhas = [ax.axvline(0.5, color="black", lw=2.5, visible=False) for _ in range(max_cabecas)]
             ax.set_xlim(-0.5, d_model - 0.5)
             ax.set_ylim(n - 0.5, -0.5)
@@ -110,15 +110,14 @@ class FiguraMecanismoVivo:
         ax.grid(False)
         ax.set_title("saída = juntar · W_o", color=CORES["saida"], fontsize=base)
         self.saida = (ax, img)
-        self.titulo = fig.suptitle("", fontsize=base + 1)
+        self.titulo = fig.suptitle("X → Q, K, V → escores → pesos (softmax) → saída (uma linha preta separa as "
+                                   "cabeças)", fontsize=base + 1)
 
     def atualizar(self, X: np.ndarray, contas: dict[str, np.ndarray], n_heads: int) -> None:
         d_head = self.d_model // n_heads
         for nome, M in (("X", X), ("Q", contas["Q"]), ("K", contas["K"]), ("V", contas["V"])):
-            _ax, img, titulo, linhas = self.matrizes[nome]
+            _ax, img, _titulo, linhas = self.matrizes[nome]
             img.set_data(np.clip(M, -2, 2))
-            forma = f"({M.shape[0]}, {M.shape[1]})"
-            titulo.set_text(nome + (f" {forma}: {n_heads} × ({M.shape[0]}, {d_head})" if nome != "X" else f" {forma}"))
             for h, linha in enumerate(linhas):  # a fronteira entre as cabeças h e h + 1
                 x = (h + 1) * d_head - 0.5
                 linha.set_xdata([x, x])
@@ -131,15 +130,17 @@ class FiguraMecanismoVivo:
             img.set_data(contas["pesos"][h])
             titulo.set_text(f"cabeça {h}: pesos")
         self.saida[1].set_data(contas["saida"])
-        self.titulo.set_text(f"X → Q, K, V → escores → pesos (softmax) → saída, com {n_heads} cabeça"
-                             f"{'s' if n_heads > 1 else ''} de d_head = {d_head}")
 
     def animados(self) -> list[Artist]:
-        """Os artistas que ``atualizar`` muda (e os contornos, que ficam por cima das imagens): um painel
-        redesenha só eles a cada movimento."""
-        topo = [a for _ax, img, titulo, linhas in self.matrizes.values() for a in (img, titulo, *linhas)]
-        return [*topo, *self.destaques, *(a for _ax, *resto in self.cabecas for a in resto), self.saida[1],
-                self.titulo]
+        """Os artistas que um movimento muda — as imagens e as fronteiras das cabeças — e os contornos, que ficam
+        por cima das imagens: um painel redesenha só eles a cada movimento. Os títulos das matrizes e o título
+        geral não mudam (o número de cabeças e ``d_head`` vão para o HTML)."""
+        topo = [a for _ax, img, _titulo, linhas in self.matrizes.values() for a in (img, *linhas)]
+        return [*topo, *self.destaques, *(img for _ax, img, _titulo in self.cabecas), self.saida[1]]
+
+    def lentos(self) -> list[Artist]:
+        """Os títulos das cabeças: mudam só com o número de cabeças («(não há cabeça 2)»)."""
+        return [titulo for _ax, _img, titulo in self.cabecas]
 
 
 def html_do_mecanismo(X: np.ndarray, contas: dict[str, np.ndarray], n_heads: int) -> str:
@@ -166,21 +167,27 @@ def html_do_mecanismo(X: np.ndarray, contas: dict[str, np.ndarray], n_heads: int
 
 
 class PainelMecanismo(Painel):
-    """O painel de :func:`painel_mecanismo`. A figura estática é a do estado atual sem os quadros das cabeças
-    que não existem com o ``n_heads`` escolhido (no painel vivo eles ficam, vazios, prontos para 4 cabeças)."""
+    """O painel de :func:`painel_mecanismo`. Na figura estática, os quadros das cabeças que não existem com o
+    ``n_heads`` escolhido somem e a saída vem logo depois da última cabeça (no painel vivo, os quadros ficam,
+    vazios, prontos para 4 cabeças)."""
 
     figura: FiguraMecanismoVivo
 
-    def figura_estatica(self) -> Image:
-        vazios = [ax for h, (ax, *_resto) in enumerate(self.figura.cabecas) if h >= self.estado["n_heads"]]
+    def png_estatico(self) -> bytes:
+        n_heads = self.estado["n_heads"]
+        vazios = [ax for h, (ax, *_resto) in enumerate(self.figura.cabecas) if h >= n_heads]
+        ax_saida = self.figura.saida[0]
+        lugar = ax_saida.get_position(original=True)
         for ax in vazios:
             ax.set_visible(False)  # marca a figura como mudada: o desenho é completo, e o próximo também
+        ax_saida.set_position(self.figura.grade[1, n_heads].get_position(self.fig))
         try:
             self.desenhar()
-            return Image(data=plots.png_do_canvas(self.canvas), format="png")
+            return plots.png_do_canvas(self.canvas)
         finally:
             for ax in vazios:
                 ax.set_visible(True)
+            ax_saida.set_position(lugar)
 
 
 def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W_k: ArrayLike | None = None,
@@ -218,7 +225,8 @@ def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W
         figura.atualizar(X, contas, h)
         pesos_q0 = contas["pesos"][0, 0]
         html_ = tabela([
-            ("cabeças", f"{h} de d_head = {W_q.shape[1] // h} (d_model = {W_q.shape[1]})"),
+            ("cabeças", f"{h} de d_head = {W_q.shape[1] // h} (d_model = {W_q.shape[1]}): Q, K e V "
+                        f"({X.shape[0]}, {W_q.shape[1]}) viram {h} × ({X.shape[0]}, {W_q.shape[1] // h})"),
             ("query do token 0: Q[0, 0], Q[0, 1]", f"({v['q_x']:.1f}, {v['q_y']:.1f})"),
             ("key do token 2: K[2, 0], K[2, 1]", f"({v['k_x']:.1f}, {v['k_y']:.1f})"),
             ("pesos do token 0 na cabeça 0", ", ".join(f"{x:.3f}" for x in pesos_q0)),
@@ -228,8 +236,8 @@ def painel_mecanismo(X: ArrayLike | None = None, W_q: ArrayLike | None = None, W
         return {"n_heads": h, "d_head": W_q.shape[1] // h, "pesos": contas["pesos"], "escores": contas["escores"],
                 "saida": contas["saida"], "pesos_q0": pesos_q0, "html": html_}
 
-    painel = PainelMecanismo(fig, controles, calcular, "O mecanismo inteiro, ao vivo: mexa na query do token 0 "
-                                                       "(Q[0, 0] e Q[0, 1]), na key do token 2 (K[2, 0] e K[2, 1]) "
-                                                       "e nas cabeças", animados=figura.animados())
+    titulo = ("O mecanismo inteiro, ao vivo: mexa na query do token 0 (Q[0, 0] e Q[0, 1]), na key do token 2 "
+              "(K[2, 0] e K[2, 1]) e nas cabeças")
+    painel = PainelMecanismo(fig, controles, calcular, titulo, animados=figura.animados(), lentos=figura.lentos())
     painel.figura = figura
     return painel
