@@ -126,8 +126,10 @@ class Regra:
     viola: Callable[[Callable[..., Any]], bool]
 
 
-def _codigos(fn: Callable[..., Any]) -> list[Any]:
-    """Os objetos de código de ``fn`` e de tudo o que ela define dentro (funções aninhadas, compreensões)."""
+def codigos_de(fn: Any) -> list[Any]:
+    """Os objetos de código (``types.CodeType``) de ``fn`` e de tudo o que ela define dentro (funções aninhadas,
+    compreensões, lambdas), para ler o que ela faz sem rodá-la (com :mod:`dis`); vazio se ``fn`` não tem
+    ``__code__`` (uma função do numpy, um objeto qualquer). É o que as regras do enunciado leem."""
     codigo = getattr(fn, "__code__", None)
     if codigo is None:
         return []
@@ -183,11 +185,11 @@ def _alcance(fn: Callable[..., Any]) -> _Alcance:
             continue
         funcoes[id(f)] = f
         refs: list[Any] = []
-        for c in _codigos(f):
+        for c in codigos_de(f):
             for i in dis.get_instructions(c):
                 if i.opname in _CARREGA_GLOBAL and i.argval in f.__globals__:
                     refs.append(f.__globals__[i.argval])
-        refs += [c.cell_contents for c in (f.__closure__ or ()) if _tem_conteudo(c)]
+        refs += [c.cell_contents for c in (f.__closure__ or ()) if celula_preenchida(c)]
         refs += list(f.__defaults__ or ()) + list((f.__kwdefaults__ or {}).values())
         arestas[id(f)] = set()
         for o in refs:
@@ -201,7 +203,9 @@ def _alcance(fn: Callable[..., Any]) -> _Alcance:
     return _Alcance(list(funcoes.values()), objetos, _tem_ciclo(arestas))
 
 
-def _tem_conteudo(celula: Any) -> bool:
+def celula_preenchida(celula: Any) -> bool:
+    """A célula de um *closure* (um item de ``f.__closure__``) já tem valor? Uma variável de fora que ainda não foi
+    atribuída deixa a célula vazia, e ler ``cell_contents`` dela levantaria ``ValueError``."""
     try:
         celula.cell_contents  # noqa: B018 - uma célula vazia levanta ValueError
     except ValueError:
@@ -227,7 +231,7 @@ def _nomes_mencionados(alcance: _Alcance) -> set[str]:
     """Os nomes que as funções alcançadas mencionam (atributos, funções globais, imports). Uma função do estudante
     com o nome de uma proibida conta (quem copia ``diferencas_finitas`` para o notebook ainda a usa), e é seguida
     por dentro também."""
-    return {n for f in alcance.funcoes for c in _codigos(f) for n in c.co_names}
+    return {n for f in alcance.funcoes for c in codigos_de(f) for n in c.co_names}
 
 
 # --- o exame de uma execução: o que a função do estudante chamou de fato ------------------------------
@@ -397,7 +401,7 @@ def usa_operador_matricial(fn: Callable[..., Any]) -> bool:
     if _exame_atual is not None and _exame_atual.funcao is fn and _exame_atual.matriciais:
         return True
     for f in _alcance(fn).funcoes:
-        for c in _codigos(f):
+        for c in codigos_de(f):
             for i in dis.get_instructions(c):
                 if i.opname == "BINARY_MATRIX_MULTIPLY" or (i.opname.startswith("BINARY_OP") and i.argrepr in ("@", "@=")):
                     return True
@@ -415,7 +419,7 @@ def tem_laco(fn: Callable[..., Any]) -> bool:
     if alcance.recursiva:
         return True
     for f in alcance.funcoes:
-        for c in _codigos(f):
+        for c in codigos_de(f):
             for i in dis.get_instructions(c):
                 # um laço é um salto para trás (while, for) ou um FOR_ITER (for, compreensões)
                 para_tras = "JUMP" in i.opname and isinstance(i.argval, int) and i.argval <= i.offset

@@ -426,3 +426,24 @@ def test_rules_follow_aliases_defaults_helpers_and_recursion():
     assert not usa_nomes(lambda x, s=np.exp: s(x), {"softmax"})
     assert tem_laco(_fatorial) and tem_laco(_par) and not tem_laco(lambda z: np.diag(z) - np.outer(z, z))
     assert tem_laco(lambda n: _fatorial(n))  # a recursão mora numa função que ela chama
+
+
+def test_the_framework_reads_code_objects_and_closure_cells():
+    from helpers.corretor import celula_preenchida, codigos_de
+
+    def externa(xs):
+        dobro = lambda x: 2 * x  # uma função aninhada: também é lida
+        return [dobro(x) for x in xs]
+
+    nomes = {c.co_name for c in codigos_de(externa)}
+    assert {"externa", "<lambda>"} <= nomes and len(codigos_de(externa)) >= 2
+    assert codigos_de(len) == [] and codigos_de(3) == []  # uma função em C, um objeto qualquer
+
+    def fabrica():
+        def dentro():
+            return valor
+        antes = celula_preenchida(dentro.__closure__[0])
+        valor = 1
+        return antes, celula_preenchida(dentro.__closure__[0])
+
+    assert fabrica() == (False, True)

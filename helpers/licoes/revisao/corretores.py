@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...attention import multi_head_attention, softmax
-from ...corretor import Caso, Erro, Exercicio, Regra, conferir, corretor_de
+from ...corretor import Caso, Erro, Exercicio, Regra, celula_preenchida, codigos_de, conferir, corretor_de
 from ...estabilidade import erros_de_estabilidade
 from ...respostas import SaidaOuPar
 
@@ -196,18 +196,6 @@ def _explica_forma(X: np.ndarray, W_q: np.ndarray, W_o: np.ndarray, n_heads: int
 _PRONTAS = ("helpers", "scipy", "torch", "jax", "tensorflow", "keras")
 
 
-def _codigos(fn: Any) -> list[Any]:
-    codigo = getattr(fn, "__code__", None)
-    if codigo is None:
-        return []
-    todos, pilha = [], [codigo]
-    while pilha:
-        c = pilha.pop()
-        todos.append(c)
-        pilha += [k for k in c.co_consts if hasattr(k, "co_code")]
-    return todos
-
-
 def _de_biblioteca_pronta(obj: Any) -> bool:
     modulo = obj.__name__ if inspect.ismodule(obj) else getattr(obj, "__module__", None)
     return isinstance(modulo, str) and modulo.split(".")[0] in _PRONTAS
@@ -224,8 +212,8 @@ def usa_atencao_pronta(fn: Callable[..., Any]) -> bool:
             return False
         vistas.add(id(f))
         globais = getattr(f, "__globals__", {})
-        celulas = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _tem_conteudo(c)]
-        for c in _codigos(f):
+        celulas = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if celula_preenchida(c)]
+        for c in codigos_de(f):
             # um import dentro da função: from helpers.attention import softmax, import scipy.special…
             if any(i.opname == "IMPORT_NAME" and str(i.argval).split(".")[0] in _PRONTAS
                    for i in dis.get_instructions(c)):
@@ -240,14 +228,6 @@ def usa_atencao_pronta(fn: Callable[..., Any]) -> bool:
                    for o in celulas)
 
     return olhar(fn, 0)
-
-
-def _tem_conteudo(celula: Any) -> bool:
-    try:
-        celula.cell_contents  # noqa: B018 - uma célula vazia levanta ValueError
-    except ValueError:
-        return False
-    return True
 
 
 SO_NUMPY = Regra(
