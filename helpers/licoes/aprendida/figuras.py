@@ -236,7 +236,9 @@ class VistaCabeca:
             self.destaque.set_text(tokens[linha])
             self.destaque.set_y(-linha)
             self.destaque.set_color(COR_PAPEL[_papel(linha, tokens, papeis)])
-            self.destaque.set_bbox(dict(boxstyle="round,pad=0.2", fc=to_rgba(cor, 0.25), ec=cor))
+            # a caixa é opaca (a cor da cabeça clareada sobre o branco): cobre a palavra de baixo, mais fina
+            clara = 0.25 * np.array(to_rgba(cor)) + 0.75 * np.ones(4)
+            self.destaque.set_bbox(dict(boxstyle="round,pad=0.2", fc=tuple(clara), ec=cor))
         self.destaque.set_visible(linha is not None)
         for i in range(self.n_max):
             # os pesos que arredondam para 0.00 ficam em branco: menos texto para ler e para desenhar
