@@ -20,7 +20,7 @@ import numpy as np
 
 from .formato import milhares, vetor
 
-__all__ = ["em_dados", "LeituraFalhou", "perto", "iguais", "ler_numero", "NumeroEscrito", "tupla_da_virgula", "tolerancia_de", "casas_escritas", "bate_na_precisao", "RespostaInvalida", "Formato", "Array", "Numero", "NumeroDe", "Bytes", "Mascara", "Sequencia", "SaidaOuPar", "DuasLeituras", "leitura_para",
+__all__ = ["em_dados", "LeituraFalhou", "perto", "iguais", "ler_numero", "NumeroEscrito", "UnidadeDeMemoria", "unidade_de_memoria", "tupla_da_virgula", "tolerancia_de", "casas_escritas", "bate_na_precisao", "RespostaInvalida", "Formato", "Array", "Numero", "NumeroDe", "Bytes", "Mascara", "Sequencia", "SaidaOuPar", "DuasLeituras", "leitura_para",
            "Texto", "NumeroAproximado", "NumeroDeCabeca"]
 
 
@@ -123,6 +123,39 @@ def ler_numero(texto: str) -> NumeroEscrito | None:
     if unidade == "%":
         return NumeroEscrito(round(valor / 100, casas + 2), casas + 2, "")
     return NumeroEscrito(valor, casas, unidade)
+
+
+#: as unidades de memória binárias (potências de 1024), em minúsculas
+_BYTES_BINARIOS = {"b": 1, "byte": 1, "bytes": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30}
+#: as decimais (potências de 1000): KB, MB e GB
+_BYTES_DECIMAIS = {"kb": 10**3, "mb": 10**6, "gb": 10**9}
+#: com b minúsculo depois do prefixo, costuma ser bit: 128 kb são 128 000 bits (16 000 bytes)
+_BITS = re.compile(r"^[kKmMgG]b$")
+
+
+@dataclass(frozen=True)
+class UnidadeDeMemoria:
+    """Uma unidade de memória escrita depois de um número (a :attr:`NumeroEscrito.unidade`): quantos ``bytes`` vale
+    uma dela e a ``familia`` — ``"binaria"`` (B, KiB, MiB, GiB: potências de 1024), ``"decimal"`` (KB, MB, GB:
+    potências de 1000) ou ``"bits"`` (kb, Mb, gb, com b minúsculo: kilobits…, 8 bits por byte)."""
+
+    bytes: float
+    familia: str
+
+
+def unidade_de_memoria(escrita: str) -> UnidadeDeMemoria | None:
+    """A unidade de memória ``escrita`` depois de um número: ``"KiB"`` → 1024 bytes (binária), ``"KB"`` → 1000
+    (decimal), ``"kb"`` → 125 (1000 bits), ``"bytes"`` → 1. Maiúsculas não importam, menos no b final depois de
+    um prefixo (b minúsculo é bit). ``None`` se não for uma unidade de memória. Converter ``valor`` de uma unidade
+    para outra é ``valor * de.bytes / para.bytes``."""
+    u = escrita.strip()
+    if u.lower() in _BYTES_BINARIOS:
+        return UnidadeDeMemoria(_BYTES_BINARIOS[u.lower()], "binaria")
+    if _BITS.match(u):
+        return UnidadeDeMemoria(_BYTES_DECIMAIS[u.lower()] / 8, "bits")
+    if u.lower() in _BYTES_DECIMAIS:
+        return UnidadeDeMemoria(_BYTES_DECIMAIS[u.lower()], "decimal")
+    return None
 
 
 def tupla_da_virgula(y: Any) -> str | None:

@@ -447,3 +447,23 @@ def test_the_framework_reads_code_objects_and_closure_cells():
         return antes, celula_preenchida(dentro.__closure__[0])
 
     assert fabrica() == (False, True)
+
+
+@pytest.mark.parametrize(("escrita", "bytes_", "familia"), [
+    ("bytes", 1, "binaria"), ("B", 1, "binaria"), ("KiB", 1024, "binaria"), ("kib", 1024, "binaria"),
+    ("MiB", 2**20, "binaria"), ("GiB", 2**30, "binaria"),
+    ("KB", 1000, "decimal"), ("kB", 1000, "decimal"), ("MB", 10**6, "decimal"), ("GB", 10**9, "decimal"),
+    ("kb", 125, "bits"), ("Kb", 125, "bits"), ("Mb", 125_000, "bits"), ("gb", 125_000_000, "bits"),
+])
+def test_the_number_reader_knows_what_each_memory_unit_is_worth(escrita, bytes_, familia):
+    from helpers.respostas import ler_numero, unidade_de_memoria
+
+    unidade = unidade_de_memoria(ler_numero(f"128 {escrita}").unidade)
+    assert (unidade.bytes, unidade.familia) == (bytes_, familia)
+
+
+@pytest.mark.parametrize("escrita", ["", "tokens", "TiB", "KiBs", "b2", "metros"])
+def test_other_units_are_not_memory(escrita):
+    from helpers.respostas import unidade_de_memoria
+
+    assert unidade_de_memoria(escrita) is None

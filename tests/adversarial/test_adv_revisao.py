@@ -401,6 +401,12 @@ SUBMISSOES_QUIZ = [
     # certas, escritas de jeitos diferentes
     Submissao(pergunta(12), "131 072 bytes", "ok", "quiz 12: 131 072 bytes, milhares com espaço"),
     Submissao(pergunta(12), "131072 bytes", "ok", "quiz 12: 131072 bytes"),
+    # as unidades de memória vêm do leitor da coleção (helpers.respostas.unidade_de_memoria): o que ele aceitava
+    Submissao(pergunta(12), "128 KIB", "ok", "quiz 12: KiB em maiúsculas"),
+    Submissao(pergunta(12), "0,125 mib", "ok", "quiz 12: em MiB, minúsculas, com vírgula"),
+    Submissao(pergunta(12), "131072 B", "ok", "quiz 12: em B"),
+    Submissao(pergunta(12), "131072 byte", "ok", "quiz 12: em byte"),
+    Submissao(pergunta(12), "0,0001220703125 GiB", "ok", "quiz 12: em GiB (2⁻¹³ GiB)"),
     Submissao(pergunta(5), "0.665", "ok", "quiz 5: 0.665, mais casas que as pedidas"),
     Submissao(pergunta(19), "16x", "ok", "quiz 19: 16x"),
     Submissao(pergunta(10), " C) ", "ok", "quiz 10: letra maiúscula com parêntese"),
@@ -408,6 +414,12 @@ SUBMISSOES_QUIZ = [
     # equívocos nomeados
     Submissao(pergunta(12), "131 072", "bytes no lugar de KiB", "quiz 12: os bytes, sem a unidade"),
     Submissao(pergunta(12), "128 KB", "unidade decimal no lugar da binária (KB ≠ KiB)", "quiz 12: 128 KB"),
+    # … e o que ele recusava, com o mesmo equívoco
+    Submissao(pergunta(12), "128 kB", "unidade decimal no lugar da binária (KB ≠ KiB)", "quiz 12: 128 kB"),
+    Submissao(pergunta(12), "0,128 MB", "unidade decimal no lugar da binária (KB ≠ KiB)", "quiz 12: 0,128 MB"),
+    Submissao(pergunta(12), "128 Kb", "b minúsculo é bit (kb ≠ KiB)", "quiz 12: 128 Kb (kilobits)"),
+    Submissao(pergunta(12), "1 Mb", "b minúsculo é bit (kb ≠ KiB)", "quiz 12: 1 Mb (megabit)"),
+    Submissao(pergunta(12), "128 GB", "unidade decimal no lugar da binária (KB ≠ KiB)", "quiz 12: 128 GB"),
     Submissao(pergunta(12), "512 KiB", "as cabeças de query no cache", "quiz 12: 32 cabeças no cache"),
     Submissao(pergunta(12), "128 MiB", "o número certo, noutra unidade", "quiz 12: 128 MiB (não são os bytes)"),
     Submissao(pergunta(12), "128 bytes", "o número certo, noutra unidade", "quiz 12: 128 bytes"),
@@ -424,6 +436,8 @@ SUBMISSOES_QUIZ = [
     # problemas de formato: nada é revelado
     Submissao(pergunta(5), (0, 67), "tipo", "quiz 5: 0,67 escrito em Python (a tupla (0, 67))"),
     Submissao(pergunta(12), "131.072", "tipo", "quiz 12: 131.072, ambíguo"),
+    Submissao(pergunta(12), "128 KiBs", "tipo", "quiz 12: uma unidade que o leitor não conhece"),
+    Submissao(pergunta(12), "128 TiB", "tipo", "quiz 12: TiB, fora das unidades do leitor"),
     Submissao(pergunta(17), "e^-2", "tipo", "quiz 17: a fórmula, não o número"),
     Submissao(pergunta(1), "e", "tipo", "quiz 1: uma letra que não é opção"),
 ]

@@ -20,7 +20,8 @@ from IPython.display import HTML
 
 from ...corretor import ERRO, OK, PENDENTE, Veredito, corretor_de
 from ...data import bate_na_precisao, carregar_quiz, casas_escritas
-from ...respostas import RespostaInvalida, ler_numero, tupla_da_virgula
+from ...formato import milhares
+from ...respostas import RespostaInvalida, ler_numero, tupla_da_virgula, unidade_de_memoria
 
 _LETRAS_SOLTAS = "()[]. )"
 
@@ -77,12 +78,6 @@ def _fmt_num(x: float) -> str:
     return f"{x:g}".replace(".", ",")
 
 
-#: unidades de bytes que o quiz entende (binárias) e o fator de cada uma
-_BYTES = {"b": 1, "byte": 1, "bytes": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30}
-#: as decimais, que valem outra coisa: o equívoco KB = KiB tem nome
-_BYTES_DECIMAIS = {"kb": 10**3, "mb": 10**6, "gb": 10**9}
-#: em minúsculas, o "b" final costuma ser bit: 128 kb são 128 000 bits (16 000 bytes)
-_BITS_DECIMAIS = re.compile(r"^[kKmMgG]b$")
 #: "unidades" de uma razão ("16 vezes", "16x")
 _VEZES = {"x", "×", "vezes", "vez"}
 
@@ -118,7 +113,8 @@ def _numero_certo_noutra_unidade(pergunta: Any, resposta: Any) -> str | None:
         return None
     valor, casas, unidade = lido
     # KB, MB e kb têm os seus equívocos (decimal no lugar de binária, bit no lugar de byte), mais precisos que este
-    if unidade.lower() not in _BYTES or _BITS_DECIMAIS.match(unidade) or not _confere(pergunta, valor, casas):
+    escrita = unidade_de_memoria(unidade)
+    if escrita is None or escrita.familia != "binaria" or not _confere(pergunta, valor, casas):
         return None
     return (f"{_fmt_num(valor)} é o número certo, mas em {pergunta.unidade}, não em {unidade}: a pergunta pede "
             f"{pergunta.unidade}, e {_fmt_num(valor)} {unidade} é outra quantidade de memória. Escreva "
@@ -147,21 +143,22 @@ def _ler_numero(pergunta: Any, resposta: Any) -> tuple[float, int, str] | str:
             return valor, casas, ""
         if unidade_pedida and u == unidade_pedida.lower():
             return valor, casas, ""
-        if unidade_pedida.lower() in _BYTES and u in _BYTES:
-            convertido = valor * _BYTES[u] / _BYTES[unidade_pedida.lower()]
-            return convertido, pergunta.casas or 0, f"{_fmt_num(valor)} {unidade} = {_fmt_num(convertido)} {unidade_pedida}"
-        if unidade_pedida.lower() in _BYTES and _BITS_DECIMAIS.match(unidade):
-            convertido = valor * _BYTES_DECIMAIS[u] / 8 / _BYTES[unidade_pedida.lower()]
+        # memória: o leitor da coleção sabe quantos bytes vale cada unidade (helpers.respostas.unidade_de_memoria)
+        memoria_pedida, memoria_escrita = unidade_de_memoria(unidade_pedida), unidade_de_memoria(unidade)
+        if memoria_pedida is not None and memoria_pedida.familia == "binaria" and memoria_escrita is not None:
+            convertido = valor * memoria_escrita.bytes / memoria_pedida.bytes
+            if memoria_escrita.familia == "binaria":
+                return (convertido, pergunta.casas or 0,
+                        f"{_fmt_num(valor)} {unidade} = {_fmt_num(convertido)} {unidade_pedida}")
+            if memoria_escrita.familia == "bits":
+                return convertido, max(pergunta.casas or 0, 2), (
+                    f"Atenção à unidade: {unidade}, com b minúsculo, costuma querer dizer "
+                    f"{ {'k': 'kilobits', 'm': 'megabits', 'g': 'gigabits'}[u[0]] } (1 byte = 8 bits), e a pergunta "
+                    f"pede {unidade_pedida}, em bytes (1 KiB = 1024 bytes): {_fmt_num(valor)} {unidade} "
+                    f"= {_fmt_num(round(convertido, 3))} {unidade_pedida}")
             return convertido, max(pergunta.casas or 0, 2), (
-                f"Atenção à unidade: {unidade}, com b minúsculo, costuma querer dizer "
-                f"{ {'k': 'kilobits', 'm': 'megabits', 'g': 'gigabits'}[u[0]] } (1 byte = 8 bits), e a pergunta pede "
-                f"{unidade_pedida}, em bytes (1 KiB = 1024 bytes): {_fmt_num(valor)} {unidade} "
-                f"= {_fmt_num(round(convertido, 3))} {unidade_pedida}")
-        if unidade_pedida.lower() in _BYTES and u in _BYTES_DECIMAIS:
-            convertido = valor * _BYTES_DECIMAIS[u] / _BYTES[unidade_pedida.lower()]
-            return convertido, max(pergunta.casas or 0, 2), (
-                f"Atenção à unidade: {unidade} é decimal (1 {unidade} = {_BYTES_DECIMAIS[u]:,} bytes".replace(",", " ")
-                + f"), e a pergunta pede {unidade_pedida}, que é binária (1 KiB = 1024 bytes): {_fmt_num(valor)} {unidade} "
+                f"Atenção à unidade: {unidade} é decimal (1 {unidade} = {milhares(memoria_escrita.bytes)} bytes), e a "
+                f"pergunta pede {unidade_pedida}, que é binária (1 KiB = 1024 bytes): {_fmt_num(valor)} {unidade} "
                 f"= {_fmt_num(round(convertido, 3))} {unidade_pedida}")
         pedida = f"a pergunta pede {unidade_pedida}" if unidade_pedida else "a pergunta pede só o número"
         return f"não entendi a unidade {unidade!r}: {pedida}"
