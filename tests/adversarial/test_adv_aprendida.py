@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from helpers import attention
+from helpers.corretor import corrigir
 from helpers.licoes import aprendida as licao
 from helpers.licoes.aprendida import corretores as cor
 from helpers.licoes.aprendida import previsoes as prev
@@ -436,3 +437,16 @@ SUBMISSOES = [
 @pytest.mark.parametrize("s", SUBMISSOES, ids=ids(SUBMISSOES))
 def test_submissao(s):
     confere(s)
+
+
+def test_patched_comparisons_do_not_pass_a_wrong_adam_step(monkeypatch):
+    """Uma célula que troca as comparações do numpy ("np.allclose = lambda *a, **k: True") não aprova um passo de
+    Adam errado: o formato da resposta compara com a aritmética do próprio corretor (:func:`helpers.respostas.perto`),
+    e o erro continua com o seu nome."""
+    monkeypatch.setattr(np, "allclose", lambda *a, **k: True)
+    monkeypatch.setattr(np, "array_equal", lambda *a, **k: True)
+    erradas = [(adam_sem_correcao, "sem a correção de viés"), (adam_subindo, "sinal trocado (subida do gradiente)")]
+    for errada, nome in erradas:
+        v = corrigir(A, _adam(errada))
+        assert not v.ok and v.erro == nome, v.mensagem
+    assert corrigir(A, _adam(adam_da_solucao)).ok

@@ -17,7 +17,7 @@ from ...attention import attention_backward, scaled_dot_product_attention, softm
 from ...corretor import Caso, Erro, Exercicio, Regra, conferir, corretor_de, usa_nomes
 from ...estabilidade import erros_de_estabilidade
 from ...formato import decimal
-from ...respostas import Array, Formato, Numero, RespostaInvalida, Sequencia
+from ...respostas import Array, Formato, Numero, RespostaInvalida, Sequencia, iguais, perto
 from .frases import Frase, gerar_frases
 from .rede import Receita, iniciar_modelo, perda_e_gradientes
 
@@ -172,7 +172,7 @@ def _nan_so_pela_linha_vazia(y: Any, certo: tuple, caso: Caso) -> bool:
     partes = _TRES.normalizar(y)
     if all(np.all(np.isfinite(p)) for p in partes) or partes[0].shape != certo[0].shape:
         return False
-    return bool(np.allclose(partes[0][~vazias], certo[0][~vazias], rtol=1e-4, atol=1e-4))
+    return perto(partes[0][~vazias], certo[0][~vazias], rtol=1e-4, atol=1e-4, nan_igual=False)
 
 
 def _ordem_trocada(y: Any, certo: tuple, _caso: Caso) -> bool:
@@ -432,8 +432,7 @@ class _PassoOuPerdas(Formato):
         # as perdas do treino curto só precisam bater a 1%: com gradientes minúsculos, ε dentro ou fora da
         # raiz (as duas convenções existem) muda o passo, e cada passo já foi conferido nos outros casos
         rtol = 1e-2 if a[0] == "perdas" else self.tol
-        return a[0] == b[0] and a[1].shape == b[1].shape and bool(
-            np.allclose(a[1], b[1], rtol=rtol, atol=rtol * 1e-2, equal_nan=True))
+        return a[0] == b[0] and perto(a[1], b[1], rtol=rtol, atol=rtol * 1e-2, nan_igual=True)
 
     def mostrar(self, x: tuple[str, np.ndarray]) -> str:
         tipo, a = x
@@ -542,8 +541,8 @@ ADAM = Exercicio(
         Erro("devolveu m̂ e v̂ no lugar de m e v",
              "θ está certo, mas você devolveu m̂ e v̂, os momentos **corrigidos**, como o estado do próximo passo. A "
              "correção de viés é só para dar o passo: o estado que atravessa os passos são as médias m e v sem "
-             "correção (senão, no passo seguinte, a correção é aplicada de novo em cima da anterior). Devolva "
-             "theta, m, v — e calcule m_hat e v_hat em variáveis à parte.",
+             "correção (senão, no passo seguinte, a correção é aplicada de novo em cima da anterior). Os corrigidos "
+             "servem a este passo e acabam nele; o que volta, junto com θ, são as médias que vão continuar acumulando.",
              resposta=_variante("devolveu_hat")),
         Erro("devolveu m e v antigos",
              "θ está certo, mas você devolveu o m e o v que recebeu: o estado não anda, e no passo seguinte o Adam "
@@ -626,7 +625,7 @@ def _outra_cabeca_bate(bruta: Any, _certo: Any, caso: Caso) -> bool:
         y = Array(tol=1e-12).normalizar(bruta)
     except RespostaInvalida:
         return False
-    return any(y.shape == e.shape and np.allclose(y, e, rtol=0, atol=1e-12) for e in _outra_cabeca(**caso.entradas))
+    return any(perto(y, e, rtol=0, atol=1e-12, nan_igual=False) for e in _outra_cabeca(**caso.entradas))
 
 
 def _casos_remendo() -> list[Caso]:
@@ -768,7 +767,7 @@ def _no_modelo(remendar: Callable[..., Any], medir: Callable[..., Any]) -> tuple
     dela = prever_com_remendo(modelo, frases, contra, c, lambda limpa, outra: remendar(limpa, outra, h, lacunas))
     certa = prever_com_remendo(modelo, frases, contra, c, lambda limpa, outra: remendo_na_lacuna(limpa, outra, h,
                                                                                                    lacunas))
-    if not np.array_equal(dela, certa):
+    if not iguais(dela, certa):
         return False, "no modelo, o seu remendo não deu as mesmas previsões que o da lição."
     fracao = float(medir(dela, limpas, trocadas))
     if abs(fracao - float(np.mean(certa == trocadas))) > 1e-12:
