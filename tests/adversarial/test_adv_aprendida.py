@@ -11,6 +11,7 @@ from helpers.corretor import corrigir
 from helpers.licoes import aprendida as licao
 from helpers.licoes.aprendida import corretores as cor
 from helpers.licoes.aprendida import previsoes as prev
+from tests._aprendida import diferencas_finitas_a_mao
 from tests.adversarial._base import Submissao, confere, ids
 
 G = licao.GRADIENTE_ATENCAO
@@ -339,22 +340,8 @@ def remendo_no_lugar(limpa, contrafactual, cabeca, lacunas):
     return limpa
 
 
-def grad_fd_a_mao(q, k, v, grad_out, mask=None):
-    q, k, v = (np.array(a, dtype=np.float64) for a in (q, k, v))
-    h = 1e-5
-    saidas = []
-    for x in (q, k, v):
-        g = np.zeros_like(x)
-        for idx in np.ndindex(x.shape):
-            velho = x[idx]
-            x[idx] = velho + h
-            mais = np.sum(attention.scaled_dot_product_attention(q, k, v, mask)[0] * grad_out)
-            x[idx] = velho - h
-            menos = np.sum(attention.scaled_dot_product_attention(q, k, v, mask)[0] * grad_out)
-            x[idx] = velho
-            g[idx] = (mais - menos) / (2 * h)
-        saidas.append(g)
-    return tuple(saidas)
+#: o gradiente por diferenças finitas num laço próprio, sem o nome diferencas_finitas
+grad_fd_a_mao = diferencas_finitas_a_mao(1e-5)
 
 
 SUBMISSOES = [

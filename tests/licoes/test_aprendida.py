@@ -20,6 +20,7 @@ from helpers.licoes import aprendida as licao
 from helpers.licoes.aprendida import corretores as cor
 from helpers.licoes.aprendida import frases as fr
 from helpers.licoes.aprendida import previsoes as prev
+from tests._aprendida import diferencas_finitas_a_mao as _fd_a_mao
 from tests._corretor import confere_erro_nomeado
 
 # ---------------------------------------------------------------------------------------------
@@ -243,27 +244,6 @@ def test_gradiente_a_resposta_pronta_nao_passa():
 
     v = corrigir(licao.GRADIENTE_ATENCAO, por_diferencas)
     assert not v.ok and v.erro == "usou diferenças finitas", v.mensagem
-
-
-def _fd_a_mao(h):
-    """Diferenças finitas escritas à mão, sem o nome diferencas_finitas (o atalho que a precisão denuncia)."""
-    def gradiente(q, k, v, grad_out, mask=None):
-        q, k, v = (np.array(a, dtype=np.float64) for a in (q, k, v))
-        saidas = []
-        for x in (q, k, v):
-            g = np.zeros_like(x)
-            for idx in np.ndindex(x.shape):
-                velho = x[idx]
-                x[idx] = velho + h
-                mais = np.sum(attention.scaled_dot_product_attention(q, k, v, mask)[0] * grad_out)
-                x[idx] = velho - h
-                menos = np.sum(attention.scaled_dot_product_attention(q, k, v, mask)[0] * grad_out)
-                x[idx] = velho
-                g[idx] = (mais - menos) / (2 * h)
-            saidas.append(g)
-        return tuple(saidas)
-
-    return gradiente
 
 
 @pytest.mark.parametrize("h", [1e-5, 1e-6])
