@@ -46,7 +46,6 @@ from .respostas import (
     LeituraFalhou,
     NumeroAproximado,
     RespostaInvalida,
-    Sequencia,  # noqa: F401 - só para helpers/licoes/projecoes/comum.py, que ainda o importa daqui
     em_dados,
     iguais,
 )

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .corretor import Array, Erro, bate_com_alguma
+from .corretor import Erro, bate_com_alguma
+from .respostas import Array
 
 __all__ = ["ERROS_ESCORES", "ERROS_DE_LACO_E_ORDEM", "explica_forma_q_k"]
 

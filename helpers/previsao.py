@@ -29,8 +29,8 @@ import ipywidgets as W
 from IPython.display import display
 from IPython.utils.capture import capture_output
 
-from .corretor import PENDENTE, Previsao, RespostaInvalida, Veredito, corrigir_previsao
-from .respostas import ler_numero
+from .corretor import PENDENTE, Previsao, Veredito, corrigir_previsao
+from .respostas import RespostaInvalida, ler_numero
 
 #: o que uma página sem kernel (GitHub, PDF, o arquivo gravado) mostra no lugar da caixa e da revelação
 TEXTO_CAIXA = "[caixa de previsão: rode o notebook, escreva a sua previsão e clique em «Conferir»]"

@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ...corretor import Erro, Formato, Previsao, RespostaInvalida, Veredito, corretor_de, corrigir_previsao
+from ...corretor import Erro, Previsao, Veredito, corretor_de, corrigir_previsao
 from ...formato import decimal
 from ...previsao import CaixaDePrevisao
+from ...respostas import Formato, RespostaInvalida
 from .analise import AnaliseCabecas, acuracia, analisar_cabecas, desligar_cabeca, efeito_do_remendo
 from .frases import N_AVALIACAO, SEMENTE_AVALIACAO, frases_de_avaliacao
 

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from ...attention import kv_cache_bytes
-from ...corretor import Erro, NumeroAproximado, Previsao, corretor_de
+from ...corretor import Erro, Previsao, corretor_de
 from ...previsao import CaixaDePrevisao, caixa
+from ...respostas import NumeroAproximado
 
 __all__ = ["PREVISAO_CACHE_CABECAS", "prever_cache_cabecas"]
 

@@ -10,9 +10,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ...corretor import Erro, NumeroAproximado, Previsao, RespostaInvalida, corretor_de
+from ...corretor import Erro, Previsao, corretor_de
 from ...formato import milhares
 from ...previsao import CaixaDePrevisao, caixa
+from ...respostas import NumeroAproximado, RespostaInvalida
 
 __all__ = ["Contagem", "PREVISAO_ESTADO_LINEAR", "prever_estado_linear"]
 

@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ...corretor import Erro, Formato, Previsao, RespostaInvalida, corretor_de
+from ...corretor import Erro, Previsao, corretor_de
 from ...previsao import CaixaDePrevisao, caixa
+from ...respostas import Formato, RespostaInvalida
 
 __all__ = ["PREVISAO_FORMA", "prever_forma"]
 

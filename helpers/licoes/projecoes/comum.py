@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...corretor import Array, Sequencia
+from ...respostas import Array, Sequencia
 
 __all__: list[str] = []  # só auxiliares privados do pacote
 

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...attention import softmax
-from ...corretor import Erro, NumeroAproximado, Previsao, corretor_de
+from ...corretor import Erro, Previsao, corretor_de
 from ...previsao import CaixaDePrevisao, caixa
+from ...respostas import NumeroAproximado
 from .banco import EMBEDDINGS_BANCO, FRASE_DINHEIRO, matrizes_banco
 
 __all__ = ["PREVISAO_SIMETRIA", "prever_simetria"]

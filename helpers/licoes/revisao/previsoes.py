@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 
 from ...attention import softmax
-from ...corretor import Erro, NumeroAproximado, Previsao, corretor_de
+from ...corretor import Erro, Previsao, corretor_de
 from ...previsao import CaixaDePrevisao, caixa
+from ...respostas import NumeroAproximado
 
 
 def _pesos(escala: bool = True, esticada: bool = True) -> np.ndarray:
