@@ -171,9 +171,12 @@ class Painel(W.VBox):
         self._desenhar_por_cima(self.animados)
 
     def _desenhar_lentos(self) -> None:
-        """Os lentos sobre o fundo já restaurado, e a cópia do resultado."""
+        """Os lentos sobre o fundo já restaurado, e a cópia do resultado. Depois, todos ficam marcados como em
+        dia: um artista que não se desenha (um texto vazio, um invisível) não desmarca a si mesmo."""
         self._desenhar_por_cima(self.lentos)
         self._com_lentos = self.canvas.copy_from_bbox(self.fig.bbox)
+        for artista in self.lentos:
+            artista.stale = False
 
     def _desenhar_por_cima(self, artistas: list[Artist]) -> None:
         for artista in artistas:

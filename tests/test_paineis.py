@@ -139,7 +139,8 @@ def test_lentos_ficam_guardados_ate_um_deles_mudar():
         return {}
 
     controles = {"rapida": slider("rápida", 0.5, 0.0, 1.0, 0.05), "lenta": slider("lenta", 0.5, 0.0, 1.0, 0.05)}
-    p = Painel(fig, controles, calcular, animados=[rapida], lentos=[lento])
+    vazio = ax.text(0.5, 0.5, "")  # um texto vazio não se desenha (e não se desmarca sozinho): não pode forçar redesenho
+    p = Painel(fig, controles, calcular, animados=[rapida], lentos=[lento, vazio])
     assert lento.get_animated() and redesenhos_do_lento == [0.5]
     for altura in (0.9, 0.2, 0.45):  # só a rápida muda: o lento vem da cópia guardada
         p.controles["rapida"].value = altura

@@ -143,7 +143,9 @@ def test_mapa_marca_celulas_proibidas_e_somas():
     pesos = np.array([[1.0, 0, 0], [0.25, 0.75, 0], [0.2, 0.3, 0.5]])
     mapa.atualizar(pesos, attention.causal_mask(3), ["x", "y", "z"], ["x", "y", "z"])
     textos = [[t.get_text() for t in linha] for linha in mapa.textos]
-    assert textos == [["1.00", "×", "×"], ["0.25", "0.75", "×"], ["0.20", "0.30", "0.50"]]
+    assert textos == [["1.00", "", ""], ["0.25", "0.75", ""], ["0.20", "0.30", "0.50"]]
+    # as mascaradas levam um × (um marcador em cada célula, (coluna, linha)), e só elas
+    assert sorted(map(tuple, mapa.xis.get_offsets().tolist())) == [(1.0, 0.0), (2.0, 0.0), (2.0, 1.0)]
     assert [t.get_text() for t in mapa.textos_soma] == ["1.00", "1.00", "1.00"]
     dados = mapa.imagem.get_array()
     assert np.ma.is_masked(dados) and dados.mask.sum() == 3

@@ -53,6 +53,10 @@ class MapaDePesos:
         tamanho = fonte if max(n_q, n_k) <= 6 else fonte - 2
         self.textos = [[ax.text(j, i, "", ha="center", va="center", fontsize=tamanho) for j in range(n_k)]
                        for i in range(n_q)]
+        # o × das células mascaradas: um marcador por célula, num artista só (um texto por célula custaria
+        # um desenho de texto cada; o painel redesenha o mapa a cada mudança de máscara)
+        self.xis = ax.scatter([], [], marker="x", s=(0.55 * tamanho) ** 2, linewidths=1.0, color=CORES["neutro"],
+                              zorder=3)
         self.textos_soma = []
         if somas:
             ax.text(n_k - 0.5 + 0.15, -0.5, "soma", ha="left", va="bottom", color=CORES["neutro"],
@@ -77,8 +81,9 @@ class MapaDePesos:
                         texto.set_text(f"{pesos[i, j]:.{self.casas}f}")
                         texto.set_color("black" if pesos[i, j] > 0.55 else "white")
                     else:
-                        texto.set_text("×")
-                        texto.set_color(CORES["neutro"])
+                        texto.set_text("")
+            mascaradas = np.argwhere(~livre)  # (k, 2): (linha, coluna) de cada célula mascarada
+            self.xis.set_offsets(mascaradas[:, ::-1] if len(mascaradas) else np.empty((0, 2)))
             for i, texto in enumerate(self.textos_soma):
                 soma = float(pesos[i].sum())
                 texto.set_text(f"{soma:.{self.casas}f}")
@@ -166,4 +171,4 @@ class FiguraMascaras:
         """O mapa — a imagem, os números e as somas — e o título dele: mudam só com as máscaras e o comprimento
         (o painel os guarda desenhados enquanto isso não acontece)."""
         m = self.mapa
-        return [m.imagem, *(t for linha in m.textos for t in linha), *m.textos_soma, self.titulo_mapa]
+        return [m.imagem, *(t for linha in m.textos for t in linha), m.xis, *m.textos_soma, self.titulo_mapa]
