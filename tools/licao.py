@@ -87,7 +87,7 @@ from typing import Any
 
 import numpy as np
 
-from ..corretor import Caso, Erro, Exercicio, conferir
+from ..corretor import Caso, Erro, Exercicio, conferir, corretor_de
 
 DOBRO = Exercicio(
     nome="dobro",
@@ -99,8 +99,9 @@ DOBRO = Exercicio(
 )
 
 
+@corretor_de(DOBRO)
 def check_dobro(fn: Callable[[np.ndarray], Any]) -> bool:
-    """Confere ``fn(x)`` = ``2·x`` (mesma forma de ``x``). Reconhece: somou 2 em vez de multiplicar."""
+    """Confere ``fn(x)`` = ``2·x`` (mesma forma de ``x``); os casos e os erros vêm de DOBRO, no fim deste texto."""
     return conferir(DOBRO, fn)
 '''
 
