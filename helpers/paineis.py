@@ -256,15 +256,23 @@ def tabela(linhas: list[tuple[str, str]]) -> str:
     return f"<table style='font-size:1.15em'>{corpo}</table>"
 
 
-def tabela_matriz(titulo: str, M: Any, linhas: list[str], colunas: list[str], casas: int = 2, cor: str = "") -> str:
-    """A matriz ``M`` ``(len(linhas), len(colunas))`` como uma tabela HTML pequena, com ``titulo`` em cima."""
+def tabela_matriz(titulo: str, M: Any, linhas: list[str], colunas: list[str], casas: int = 2, cor: str = "",
+                  proibidas: Any = None) -> str:
+    """A matriz ``M`` ``(len(linhas), len(colunas))`` como uma tabela HTML pequena, com ``titulo`` em cima.
+    ``proibidas`` (booleana, da forma de ``M``), se dada, troca o número das células ``True`` por ``×``."""
     estilo = "style='padding:0 0.45em;text-align:right'"
     cab = "<tr><th></th>" + "".join(f"<th {estilo}>{c}</th>" for c in colunas) + "</tr>"
-    def numero(x: float) -> str:
+    M = np.asarray(M, dtype=float)
+    riscar = np.zeros(M.shape, dtype=bool) if proibidas is None else np.broadcast_to(proibidas, M.shape)
+
+    def numero(x: float, riscada: bool) -> str:
+        if riscada:
+            return "×"
         texto = f"{x:.{casas}f}"
         return texto[1:] if texto.startswith("-") and float(texto) == 0 else texto  # sem "-0.00"
 
-    corpo = "".join(f"<tr><th {estilo}>{nome}</th>" + "".join(f"<td {estilo}>{numero(x)}</td>" for x in linha) + "</tr>"
-                    for nome, linha in zip(linhas, M))
+    corpo = "".join(f"<tr><th {estilo}>{nome}</th>" + "".join(f"<td {estilo}>{numero(x, r)}</td>"
+                                                            for x, r in zip(linha, riscada, strict=True)) + "</tr>"
+                    for nome, linha, riscada in zip(linhas, M, riscar, strict=True))
     titulo = f"<b style='color:{cor}'>{titulo}</b>" if cor else f"<b>{titulo}</b>"
     return f"<div style='margin:0 1.2em 0.6em 0'>{titulo}<table>{cab}{corpo}</table></div>"

@@ -663,9 +663,23 @@ def test_vista_exemplos_contados_a_partir_de_0_e_pesos_junto_das_keys(vista):
     # o peso de cada key fica colado na coluna das keys (à esquerda dela), não na borda da figura
     visiveis = [t for t in vista.vista.pesos if t.get_visible() and t.get_text()]
     assert visiveis and all(t.get_position()[0] < vista.vista.X_DIR for t in visiveis)
-    # as miniaturas marcam a primeira e a última palavra
-    ax = vista.miniaturas.axes[1, 0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == [vista.estado["tokens"][0], vista.estado["tokens"][-1]]
+
+
+def test_vista_trocar_de_frase_muda_palavras_e_mapas_sem_redesenhar_tudo(vista):
+    completos = vista.completos
+    frase = licao.EXEMPLOS[3]
+    vista.controles["frase"].value = frase
+    tokens = frase.split()
+    n, e = len(tokens), vista.estado
+    assert e["tokens"] == tokens and vista.completos == completos, "a frase nova redesenhou a figura inteira"
+    assert [t.get_text() for t in vista.vista.esquerda[:n]] == tokens
+    assert not any(t.get_text() for t in vista.vista.esquerda[n:])
+    # cada miniatura mostra os pesos da sua cabeça, no quadrado [0, 1] × [0, 1], com a lacuna contornada
+    for (c, h), imagem in vista.miniaturas.imagens.items():
+        np.testing.assert_array_equal(imagem.get_array(), e["pesos"][c, h])
+        contorno = vista.miniaturas.contornos[(c, h)]
+        assert contorno.get_visible()
+        assert contorno.get_y() == pytest.approx((n - 1) / n) and contorno.get_height() == pytest.approx(1 / n)
 
 
 def test_vista_estado_inicial_e_linhas_que_somam_1(vista):
@@ -718,6 +732,10 @@ def test_vista_trocar_de_frase_ajusta_as_palavras(vista):
     vista.controles["frase"].value = licao.EXEMPLOS[0]
     assert vista.estado["palavra"] == 5 and vista.estado["tokens"][5] == "___"
     assert [o[1] for o in vista.controles["palavra"].options] == list(range(-1, 6))
+    vista.controles["palavra"].value = 2  # uma palavra do meio continua escolhida, e o seletor mostra a mesma
+    vista.controles["frase"].value = licao.EXEMPLOS[3]
+    assert vista.estado["palavra"] == vista.controles["palavra"].value == 2
+    assert vista.controles["palavra"].label == f"2 · {licao.EXEMPLOS[3].split()[2]}"
 
 
 def test_vista_definir(vista):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from matplotlib.text import Text
 
 from helpers import attention, plots
 from helpers.corretor import corrigir, corrigir_previsao
@@ -111,11 +112,39 @@ def test_causal_nao_vaza_e_query_zero_ve_so_a_si():
         assert np.all(np.triu(p.estado["pesos"], k=1) == 0.0)
 
 
-def test_comprimento_troca_pad_por_palavra():
+def test_comprimento_troca_pad_por_palavra_nos_eixos_sem_redesenhar_tudo():
     p = licao.painel_mascaras()
+    completos = p.completos
     p.controles["comprimento"].value = 5
     assert p.estado["tokens"][4] == "livro" and p.estado["tokens"][5] == "<pad>"
     assert p.estado["permitido"][4, 4] and not p.estado["permitido"][4, 5]
+    # os tokens dos eixos são textos lentos (os de baixo, inclinados), não marcas do eixo
+    textos = [a for a in p.lentos if isinstance(a, Text) and a.get_text() and a is not p.fig.axes[0].title]
+    embaixo = [t.get_text() for t in textos if t.get_rotation() == 40]
+    ao_lado = [t.get_text() for t in textos if t.get_rotation() == 0]
+    assert embaixo == ao_lado == p.estado["tokens"]
+    assert p.completos == completos, "trocar o comprimento redesenhou a figura inteira"
+
+
+def _celulas(html: str) -> list[list[str]]:
+    """As células de dados da última tabela do HTML, linha a linha (sem o cabeçalho e o nome de cada linha)."""
+    import re
+
+    tabela = html.rsplit("<table>", 1)[1]
+    return [re.findall(r"<td[^>]*>([^<]*)</td>", linha) for linha in tabela.split("</tr>")[1:-1]]
+
+
+@pytest.mark.parametrize("causal, padding, L", [(True, True, 4), (False, True, 2), (True, False, 6), (False, False, 3)])
+def test_tabela_dos_pesos_mostra_cada_peso_e_risca_so_as_proibidas(causal, padding, L):
+    p = licao.painel_mascaras()
+    p.definir(causal=causal, padding=padding, comprimento=L)
+    _, pode, pesos, _ = referencia(L, causal, padding)
+    celulas = _celulas(p.texto.value)
+    assert len(celulas) == N and all(len(linha) == N + 1 for linha in celulas)
+    for i in range(N):
+        for j in range(N):
+            assert celulas[i][j] == ("×" if not pode[i, j] else f"{pesos[i, j]:.2f}"), (i, j)
+        assert celulas[i][N] == "1.00"  # a soma da linha: com ou sem máscara, 1
 
 
 def test_extremos_dos_sliders_sem_nan():

@@ -183,8 +183,9 @@ class VistaCabeca:
     Com uma palavra escolhida (``linha`` = o índice dela), só as linhas dela aparecem, a palavra ganha um
     destaque na cor da cabeça e o peso vai escrito ao lado de cada key. As palavras levam a cor do seu papel
     (sujeito, atrator, distrator). ``atualizar`` só muda os dados dos artistas, criados uma vez para até
-    ``n_max`` palavras, e só mexe nas palavras quando a frase muda (:meth:`animados`: o que muda a cada
-    movimento de cabeça ou de palavra).
+    ``n_max`` palavras (o eixo tem lugar para ``n_max`` linhas, e uma frase curta fica em cima), e só mexe nas
+    palavras quando a frase muda (:meth:`lentos`; :meth:`animados`: o que muda a cada movimento de cabeça ou
+    de palavra).
     """
 
     X_ESQ, X_DIR = 0.30, 0.66
@@ -194,6 +195,7 @@ class VistaCabeca:
         self.n_max = n_max
         ax.set_axis_off()
         ax.set_xlim(0, 1)
+        ax.set_ylim(-(n_max - 1) - 0.7, 1.5)
         tamanho = mpl.rcParams["font.size"] + 1
         self.esquerda = [ax.text(self.X_ESQ - 0.02, -i, "", ha="right", va="center", fontsize=tamanho)
                          for i in range(n_max)]
@@ -223,9 +225,8 @@ class VistaCabeca:
         w = np.asarray(pesos, dtype=float)
         n = len(tokens)
         frase = (tuple(tokens), tuple((k, tuple(v)) for k, v in sorted(papeis.items())))
-        if frase != self._frase_desenhada:  # só quando a frase muda: mexer nelas marcaria a figura inteira
+        if frase != self._frase_desenhada:  # só quando a frase muda (mexer nelas as marca)
             self._frase_desenhada = frase
-            self.ax.set_ylim(-(n - 1) - 0.7, 1.5)
             for i in range(self.n_max):
                 for lado in (self.esquerda, self.direita):
                     papel = _papel(i, tokens, papeis) if i < n else "outra"
@@ -264,12 +265,18 @@ class VistaCabeca:
         """O que muda com a cabeça e a palavra escolhidas: as linhas, os pesos, o destaque e o título."""
         return [self.linhas, *self.pesos, self.destaque, self.titulo]
 
+    def lentos(self) -> list:
+        """O que muda só com a frase: as palavras das duas colunas."""
+        return [*self.esquerda, *self.direita]
+
 
 class Miniaturas:
     """Todas as cabeças de uma vez, uma miniatura por cabeça (linhas = quem olha, colunas = para quem
     olha, cor = peso, escala fixa em [0, 1]); a cabeça escolhida ganha uma moldura grossa na cor dela e,
-    com uma palavra escolhida, a linha dessa palavra fica contornada em todas. Os mapas só mudam com a
-    frase; a moldura e os contornos (:meth:`animados`), com a cabeça e a palavra."""
+    com uma palavra escolhida, a linha dessa palavra fica contornada em todas. Cada mapa ocupa o quadrado
+    ``[0, 1] × [0, 1]`` do seu eixo, qualquer que seja o tamanho da frase: trocar de frase muda só as imagens
+    (:meth:`lentos`), sem mexer nos eixos; a moldura e os contornos (:meth:`animados`) mudam com a cabeça e a
+    palavra."""
 
     def __init__(self, axes: np.ndarray):
         self.axes = axes  # (n_camadas, n_cabecas)
@@ -278,7 +285,9 @@ class Miniaturas:
         self.contornos = {}
         for (c, h), ax in np.ndenumerate(axes):
             self.imagens[(c, h)] = ax.imshow(np.zeros((2, 2)), cmap=mapa, vmin=0.0, vmax=1.0, aspect="auto",
-                                             interpolation="nearest")
+                                             interpolation="nearest", extent=(0, 1, 1, 0))
+            ax.set_xlim(0, 1)
+            ax.set_ylim(1, 0)  # a primeira palavra em cima
             ax.set_xticks([])
             ax.set_yticks([])
             ax.grid(False)
@@ -293,41 +302,31 @@ class Miniaturas:
         self.moldura = fig.add_artist(Rectangle((0, 0), 0, 0, transform=fig.transFigure, fill=False, lw=4.0))
         self._frase_desenhada: tuple | None = None
 
-    def atualizar(self, pesos: np.ndarray, escolhida: tuple[int, int], linha: int | None = None,
-                  tokens: Sequence[str] | None = None) -> None:
+    def atualizar(self, pesos: np.ndarray, escolhida: tuple[int, int], linha: int | None = None) -> None:
         """``pesos`` ``(n_camadas, n_cabecas, n, n)``; ``escolhida`` = ``(camada, cabeça)`` da vista grande;
-        ``tokens``, se dados, marcam a primeira e a última palavra nas bordas (embaixo e à esquerda)."""
+        ``linha``, a palavra escolhida (``None``: nenhuma)."""
         n = pesos.shape[-1]
-        n_camadas, n_cabecas = self.axes.shape
-        frase = (None if tokens is None else tuple(tokens), pesos.shape, pesos.tobytes())
-        if frase != self._frase_desenhada:  # os mapas, os limites e as marcas: só quando a frase muda
+        frase = (pesos.shape, pesos.tobytes())
+        if frase != self._frase_desenhada:  # os mapas: só quando a frase muda
             self._frase_desenhada = frase
             for (c, h), img in self.imagens.items():
                 img.set_data(pesos[c, h])
-                img.set_extent((-0.5, n - 0.5, n - 0.5, -0.5))
-                ax = self.axes[c, h]
-                ax.set_xlim(-0.5, n - 0.5)
-                ax.set_ylim(n - 0.5, -0.5)
-                if tokens is not None:
-                    pontas = [0, n - 1]
-                    rotulos = [tokens[0], tokens[n - 1]]
-                    tamanho = mpl.rcParams["font.size"] - 3
-                    ax.set_xticks(pontas, rotulos if c == n_camadas - 1 else ["", ""], fontsize=tamanho)
-                    ax.set_yticks(pontas, rotulos if h == 0 else ["", ""], fontsize=tamanho)
-                    ax.tick_params(length=2, pad=1)
         caixa = self.axes[escolhida].get_position(original=True)  # (sem original, o eixo seria marcado)
         self.moldura.set_bounds(caixa.x0, caixa.y0, caixa.width, caixa.height)
         self.moldura.set_edgecolor(CORES_CABECAS.get(escolhida, "black"))
         for contorno in self.contornos.values():
             contorno.set_visible(linha is not None)
             if linha is not None:
-                contorno.set_xy((-0.5, linha - 0.5))
-                contorno.set_width(n)
-                contorno.set_height(1)
+                contorno.set_xy((0, linha / n))
+                contorno.set_height(1 / n)
 
     def animados(self) -> list:
         """A moldura da cabeça escolhida e os contornos da palavra escolhida."""
         return [self.moldura, *self.contornos.values()]
+
+    def lentos(self) -> list:
+        """Os mapas, que só mudam com a frase."""
+        return list(self.imagens.values())
 
 
 def escala_da_fonte() -> float:
@@ -373,7 +372,7 @@ def figura_vista_cabecas(pesos: np.ndarray, tokens: Sequence[str], camada: int, 
     papeis = papeis_da_frase(tokens, frase)
     vista.atualizar(pesos[camada, cabeca], tokens, papeis, CORES_CABECAS.get((camada, cabeca), CORES["q"]), linha,
                     titulo_da_vista(camada, cabeca, tokens, linha))
-    miniaturas.atualizar(pesos, (camada, cabeca), linha, tokens)
+    miniaturas.atualizar(pesos, (camada, cabeca), linha)
     return fig
 
 

@@ -121,7 +121,8 @@ class PainelVistaCabecas(Painel):
         ax_vista, eixos = layout_vista(fig, modelo.n_camadas, modelo.n_cabecas)
         self.vista, self.miniaturas = VistaCabeca(ax_vista, N_MAX), Miniaturas(eixos)
         super().__init__(fig, controles, self._calcular_estado, "A vista das cabeças: para onde cada palavra olha",
-                         animados=[*self.vista.animados(), *self.miniaturas.animados()])
+                         animados=[*self.vista.animados(), *self.miniaturas.animados()],
+                         lentos=[*self.vista.lentos(), *self.miniaturas.lentos()])
 
     # -- a frase, as contas e o desenho -----------------------------------------------------------
 
@@ -146,7 +147,7 @@ class PainelVistaCabecas(Painel):
         papeis = papeis_da_frase(tokens)
         self.vista.atualizar(pesos[c, h], tokens, papeis, CORES_CABECAS.get((c, h), CORES["q"]), escolhida,
                              titulo_da_vista(c, h, tokens, escolhida))
-        self.miniaturas.atualizar(pesos, (c, h), escolhida, tokens)
+        self.miniaturas.atualizar(pesos, (c, h), escolhida)
         previsao = ALVOS[int(np.argmax(probs))]
         lacuna = len(tokens) - 1
         peso_sujeito = float(pesos[c, h, lacuna, papeis["sujeito"]].sum())
@@ -185,19 +186,37 @@ class PainelVistaCabecas(Painel):
 
     # -- os controles -----------------------------------------------------------------------------
 
-    def _ajustar_palavras(self, tokens_antes: list[str]) -> None:
-        c = self.controles["palavra"]
-        antes = c.value
-        tokens = self.tokens()
-        n = len(tokens)
+    #: a palavra escolhida enquanto o seletor de palavra ainda mostra as opções da frase anterior
+    _palavra_pendente: int | None = None
+
+    def valores(self) -> dict[str, Any]:
+        v = super().valores()
+        if self._palavra_pendente is not None:
+            v["palavra"] = self._palavra_pendente
+        return v
+
+    def _palavra_depois(self, tokens_antes: list[str]) -> int:
+        """A palavra escolhida na frase nova: a lacuna continua a lacuna; «todas» continua «todas»."""
+        antes = self.controles["palavra"].value
+        n = len(self.tokens())
         era_lacuna = antes == len(tokens_antes) - 1
-        c.options = _opcoes_de_palavra(tokens)
-        c.value = -1 if antes == -1 else (n - 1 if era_lacuna or antes >= n else antes)
+        return -1 if antes == -1 else (n - 1 if era_lacuna or antes >= n else antes)
+
+    def _mostrar_palavras(self, palavra: int) -> None:
+        """As opções do seletor de palavra para a frase atual, com ``palavra`` escolhida (uma mensagem só)."""
+        c = self.controles["palavra"]
+        with c.hold_sync():
+            c.options = _opcoes_de_palavra(self.tokens())
+            c.value = palavra
+
+    def _ajustar_palavras(self, tokens_antes: list[str]) -> None:
+        self._mostrar_palavras(self._palavra_depois(tokens_antes))
 
     def _ao_mudar(self, mudanca: Any) -> None:
         if self._ajustando:
             return
         dono = getattr(mudanca, "owner", None)
+        pendente = None
         self._ajustando = True
         try:
             if dono is self.controles["texto"]:
@@ -209,15 +228,27 @@ class PainelVistaCabecas(Painel):
                 else:
                     self.erro_texto = None
                     self.controles["frase"].value = DIGITADA
-                    self._ajustar_palavras(antes)
+                    pendente = self._palavra_depois(antes)
             elif dono is self.controles["frase"]:
                 self.erro_texto = None
                 frase_antes = mudanca.old
                 antes = list(self.tokens_digitados) if frase_antes == DIGITADA else str(frase_antes).split()
-                self._ajustar_palavras(antes)
+                pendente = self._palavra_depois(antes)
         finally:
             self._ajustando = False
-        self.atualizar()
+        # numa frase nova, a figura vai primeiro; o seletor de palavra (que o navegador refaz, com as palavras
+        # novas nas opções) vai depois dela
+        self._palavra_pendente = pendente
+        try:
+            self.atualizar()
+        finally:
+            self._palavra_pendente = None
+        if pendente is not None:
+            self._ajustando = True
+            try:
+                self._mostrar_palavras(pendente)
+            finally:
+                self._ajustando = False
 
     def digitar(self, texto: str) -> dict[str, Any]:
         """O mesmo que escrever ``texto`` na caixa e apertar Enter; devolve o estado."""
@@ -338,12 +369,15 @@ class PainelTreino(Painel):
         self.progresso = W.IntProgress(value=0, min=0, max=1, description="progresso",
                                        style={"description_width": "initial"}, layout=W.Layout(width="320px"))
         self.rotulo = W.HTML("", layout=W.Layout(max_width="330px"))  # quebra a linha: a figura fica ao lado
+        # o eixo x vai até o maior treino que o slider escolhe: mover os passos só leva a linha do fim
+        mais_longo = max(controles["passos"].max, 0 if curva_inicial is None else len(curva_inicial[1]))
+        ax.set_xlim(0, 1.02 * mais_longo)
         if curva_inicial is not None:  # desenhada antes do primeiro PNG: uma renderização só
             nome, perdas = curva_inicial
             self._nova_curva(nome).set_data(np.arange(1, len(perdas) + 1), perdas)
             self.rotulo.value = f"na figura, {nome}; clique em <b>treinar</b> para treinar um modelo novo"
         super().__init__(fig, controles, self._calcular_estado, "Treinar ao vivo: a perda cai e as cabeças se "
-                                                                "especializam")
+                                                                "especializam", animados=[self._fim])
         coluna = self.children[-2].children[0]  # a coluna dos controles, à esquerda da figura
         coluna.children = (*coluna.children, self.botao, self.progresso, self.rotulo)
         self._linha = self.children[-2]  # controles + figuras (a das cabeças entra depois do primeiro treino)
@@ -362,19 +396,23 @@ class PainelTreino(Painel):
         self.texto.value = estado.get("html", "")
         chave = (int(self.controles["passos"].value), self._versao)
         if chave != self._chave_png:
-            self.imagem.value = plots.png(self.fig)
+            self._mostrar()
             self._chave_png = chave
         self.estado = estado
         self.ultimo_tempo_ms = (time.perf_counter() - inicio) * 1000
         return estado
 
 
+    def _mostrar(self) -> None:
+        """Desenha a figura da perda (só a linha do fim, se nada mais mudou) e a mostra."""
+        self.desenhar()
+        self.imagem.value = plots.png_do_canvas(self.canvas)
+
     def _calcular_estado(self, v: dict[str, Any]) -> dict[str, Any]:
         p, s = int(v["passos"]), int(v["semente"])
         r = self.receita
-        self._fim.set_xdata([p, p])
-        curvas = [len(linha.get_xdata()) for linha in self.ax_perda.lines if linha.get_gid() in ("atual", "anterior")]
-        self.ax_perda.set_xlim(0, max([p, *curvas]) * 1.02)
+        if self._fim.get_xdata()[0] != p:  # mexer na linha só quando ela anda: a figura não fica marcada à toa
+            self._fim.set_xdata([p, p])
         linhas = [("o botão treina um modelo novo", f"semente {s}, {p} passos de Adam, lotes de {r.lote} frases "
                                                     f"(d_model = {r.d_model}, {r.n_camadas} camadas × {r.n_cabecas} "
                                                     "cabeças)")]
@@ -441,7 +479,7 @@ class PainelTreino(Painel):
                 if inicio >= proximo[0] or passo == receita.passos:
                     curva.set_data(np.arange(1, len(perdas) + 1), perdas)
                     self.rotulo.value = f"passo {passo} de {receita.passos} · perda {decimal(perda, 3)}"
-                    self.imagem.value = plots.png(self.fig)
+                    self._mostrar()
                     # num computador lento o PNG demora mais: o redesenho nunca passa de ~1/5 do tempo
                     gasto = time.perf_counter() - inicio
                     proximo[0] = inicio + max(self.INTERVALO_S, 5 * gasto)

@@ -12,6 +12,8 @@ import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.transforms import offset_copy
 from numpy.typing import ArrayLike
 
 from ... import plots
@@ -33,11 +35,12 @@ class MapaDePesos:
     Linhas = queries (quem olha), colunas = keys (para quem se olha). Cada célula traz o peso
     escrito; as células mascaradas (``permitido[i, j] == False``) ficam cinza-claro com um ``×``.
     Com ``somas=True`` a soma de cada linha aparece à direita da matriz. A escala de cor é fixa em
-    ``[0, 1]``, para que cores iguais signifiquem pesos iguais em figuras diferentes.
-    ``atualizar`` só muda os dados dos artistas (o painel do notebook 07 usa isso).
+    ``[0, 1]``, para que cores iguais signifiquem pesos iguais em figuras diferentes. Com ``numeros=False``
+    as células ficam sem o peso escrito (o painel do notebook 07 mostra os números numa tabela HTML).
+    ``atualizar`` só muda os dados dos artistas (o painel usa isso).
     """
 
-    def __init__(self, ax: Axes, n_q: int, n_k: int, *, somas: bool = True, casas: int = 2):
+    def __init__(self, ax: Axes, n_q: int, n_k: int, *, somas: bool = True, numeros: bool = True, casas: int = 2):
         self.ax, self.n_q, self.n_k, self.casas = ax, n_q, n_k, casas
         self._tokens_q: list[str] | None = None
         self._tokens_k: list[str] | None = None
@@ -52,7 +55,7 @@ class MapaDePesos:
         fonte = mpl.rcParams["font.size"]
         tamanho = fonte if max(n_q, n_k) <= 6 else fonte - 2
         self.textos = [[ax.text(j, i, "", ha="center", va="center", fontsize=tamanho) for j in range(n_k)]
-                       for i in range(n_q)]
+                       for i in range(n_q)] if numeros else []
         # o × das células mascaradas: um marcador por célula, num artista só (um texto por célula custaria
         # um desenho de texto cada; o painel redesenha o mapa a cada mudança de máscara)
         self.xis = ax.scatter([], [], marker="x", s=(0.55 * tamanho) ** 2, linewidths=1.0, color=CORES["neutro"],
@@ -74,9 +77,8 @@ class MapaDePesos:
             # só quando os pesos mudam: mexer num artista que não é animado faz o painel redesenhar tudo
             self._mostrado = (pesos.copy(), livre.copy())
             self.imagem.set_data(np.ma.masked_array(pesos, mask=~livre))
-            for i in range(self.n_q):
-                for j in range(self.n_k):
-                    texto = self.textos[i][j]
+            for i, linha in enumerate(self.textos):
+                for j, texto in enumerate(linha):
                     if livre[i, j]:
                         texto.set_text(f"{pesos[i, j]:.{self.casas}f}")
                         texto.set_color("black" if pesos[i, j] > 0.55 else "white")
@@ -122,20 +124,31 @@ def figura_pesos(pesos: ArrayLike, tokens_q: Sequence[str], tokens_k: Sequence[s
     return ax.figure
 
 class FiguraMascaras:
-    """O painel das máscaras: o mapa de pesos (com as somas das linhas) e a saída de uma query.
+    """O painel das máscaras: o mapa de pesos e a saída de uma query.
 
-    ``ax_mapa`` recebe um :class:`MapaDePesos` ``(n, n)`` e um retângulo laranja em volta da linha da
-    query em destaque. ``ax_saida`` mostra, em barras, as ``d_v`` coordenadas da saída dessa query
-    com as máscaras escolhidas e, em contorno tracejado, a saída que ela teria sem máscara nenhuma.
+    ``ax_mapa`` recebe um :class:`MapaDePesos` ``(n, n)`` só de cores (os números vão para a tabela HTML do
+    painel) e um retângulo laranja em volta da linha da query em destaque. Os tokens dos eixos são textos
+    próprios, e não marcas do eixo: trocar o comprimento troca só esses textos, sem redesenhar a figura
+    inteira. ``ax_saida`` mostra, em barras, as ``d_v`` coordenadas da saída dessa query com as máscaras
+    escolhidas e, em contorno tracejado, a saída que ela teria sem máscara nenhuma.
     """
 
     def __init__(self, ax_mapa: Axes, ax_saida: Axes, n: int, d_v: int, limites_saida: tuple[float, float]):
-        from matplotlib.patches import Rectangle
-
         self.n, self.d_v = n, d_v
-        self.mapa = MapaDePesos(ax_mapa, n, n)
+        self.mapa = MapaDePesos(ax_mapa, n, n, somas=False, numeros=False)
+        # os tokens: as marcas ficam sem rótulo, e os rótulos dos eixos, a uma distância fixa (a que os tokens
+        # mais longos pedem), para não dependerem dos textos
+        ax_mapa.tick_params(labelbottom=False, labelleft=False)
         ax_mapa.set_xlabel("keys (para quem se olha)")
         ax_mapa.set_ylabel("queries (quem olha)")
+        ax_mapa.xaxis.set_label_coords(0.5, -0.27)
+        ax_mapa.yaxis.set_label_coords(-0.2, 0.5)
+        fig = ax_mapa.figure
+        embaixo = offset_copy(ax_mapa.get_xaxis_transform(), fig=fig, y=-4, units="points")
+        ao_lado = offset_copy(ax_mapa.get_yaxis_transform(), fig=fig, x=-4, units="points")
+        self.tokens_x = [ax_mapa.text(j, 0, "", transform=embaixo, rotation=40, ha="right", va="top",
+                                      rotation_mode="anchor") for j in range(n)]
+        self.tokens_y = [ax_mapa.text(0, i, "", transform=ao_lado, ha="right", va="center") for i in range(n)]
         self.titulo_mapa = ax_mapa.set_title("")
         self.destaque = Rectangle((-0.5, -0.5), n, 1, fill=False, edgecolor=CORES["destaque"], lw=3.5,
                                   clip_on=False)
@@ -154,7 +167,10 @@ class FiguraMascaras:
 
     def atualizar(self, pesos: ArrayLike, permitido: ArrayLike, tokens: Sequence[str], query: int,
                   saida: ArrayLike, saida_sem_mascara: ArrayLike, titulo: str) -> None:
-        self.mapa.atualizar(pesos, permitido, tokens, tokens)
+        self.mapa.atualizar(pesos, permitido)
+        for textos in (self.tokens_x, self.tokens_y):
+            for texto, token in zip(textos, tokens, strict=True):
+                texto.set_text(token)  # o mesmo texto não marca o artista: só o comprimento os redesenha
         self.destaque.set_y(query - 0.5)
         self.titulo_mapa.set_text(titulo)
         for barra, fantasma, a, b in zip(self.barras, self.fantasmas, saida, saida_sem_mascara, strict=True):
@@ -168,7 +184,6 @@ class FiguraMascaras:
         return [self.destaque, *self.barras, *self.fantasmas, self.titulo_saida]
 
     def lentos(self) -> list[Artist]:
-        """O mapa — a imagem, os números e as somas — e o título dele: mudam só com as máscaras e o comprimento
-        (o painel os guarda desenhados enquanto isso não acontece)."""
-        m = self.mapa
-        return [m.imagem, *(t for linha in m.textos for t in linha), m.xis, *m.textos_soma, self.titulo_mapa]
+        """O mapa (a imagem e os ×), os tokens e o título do mapa: mudam só com as máscaras e o comprimento (o
+        painel os guarda desenhados enquanto isso não acontece)."""
+        return [self.mapa.imagem, self.mapa.xis, *self.tokens_x, *self.tokens_y, self.titulo_mapa]

@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import plots
 from ...attention import causal_mask, padding_mask, scaled_dot_product_attention
-from ...paineis import Painel, tabela
+from ...paineis import Painel, tabela, tabela_matriz
 from .figuras import FiguraMascaras
 
 __all__ = ["FRASE_MASCARAS", "PAD", "painel_mascaras"]
@@ -85,6 +85,8 @@ def painel_mascaras(causal: bool = True, padding: bool = True, comprimento: int 
     ax_mapa.set_position([0.1, 0.22, 0.42, 0.68])
     ax_saida.set_position([0.68, 0.22, 0.29, 0.68])
     figura = FiguraMascaras(ax_mapa, ax_saida, n, d_v, (-limite, 1.5 * limite))  # folga para a legenda
+    # a escala das cores (fixa em [0, 1]): os números de cada célula estão na tabela embaixo da figura
+    fig.colorbar(figura.mapa.imagem, cax=fig.add_axes((0.535, 0.22, 0.012, 0.68)), ticks=[0, 0.5, 1])
     estilo = {"description_width": "initial"}
     controles: dict[str, W.ValueWidget] = {
         "causal": W.Checkbox(value=causal, description="máscara causal (não olhar o futuro)", indent=False),
@@ -105,17 +107,21 @@ def painel_mascaras(causal: bool = True, padding: bool = True, comprimento: int 
         figura.atualizar(pesos, permitido, tokens, i, saidas[i], saidas_livres[i],
                          titulo=f"pesos — máscara: {ativas or 'nenhuma'}")
         esc = [escape(t) for t in tokens]  # "<pad>" viraria uma tag no HTML
-        linha = ", ".join(f"{t} {w:.2f}" for t, w in zip(esc, pesos[i], strict=True))
-        html = tabela([
+        # os pesos de todas as queries, com a soma de cada linha: os números que o mapa mostra em cores
+        matriz = tabela_matriz("pesos (linhas: queries; ×: proibido)", np.column_stack([pesos, somas]),
+                               [f"{q} · {t}" for q, t in enumerate(esc)], [*esc, "soma"], 2,
+                               proibidas=np.column_stack([~permitido, np.zeros(n, dtype=bool)]))
+        pares = tabela([
             ("sequência", " ".join(esc) + f"   ({L} de {n} tokens são reais)"),
             ("máscaras ligadas", ativas or "nenhuma"),
-            (f"pesos da query {i} («{esc[i]}»)", linha),
-            ("soma da linha", f"{somas[i]:.3f}"),
+            (f"soma da linha da query {i} («{esc[i]}»)", f"{somas[i]:.3f}"),
             (f"peso que a query dá ao {escape(PAD)}", f"{no_pad:.3f}"),
             (f"peso que a query dá ao futuro (posições > {i})", f"{no_futuro:.3f}"),
             ("saída da query (com as máscaras)", "(" + ", ".join(f"{x:.2f}" for x in saidas[i]) + ")"),
             ("saída sem máscara nenhuma", "(" + ", ".join(f"{x:.2f}" for x in saidas_livres[i]) + ")"),
         ])
+        html = (f"<div style='display:flex;flex-wrap:wrap;gap:0.5em 2.5em;align-items:flex-start'>"
+                f"<div>{pares}</div>{matriz}</div>")
         return {"tokens": tokens, "permitido": permitido, "pesos": pesos, "somas": somas, "query": i,
                 "pesos_query": pesos[i], "saida": saidas[i], "saida_sem_mascara": saidas_livres[i],
                 "peso_no_pad": no_pad, "peso_no_futuro": no_futuro, "causal": com_causal, "padding": com_padding,
