@@ -257,9 +257,10 @@ def tabela(linhas: list[tuple[str, str]]) -> str:
 
 
 def tabela_matriz(titulo: str, M: Any, linhas: list[str], colunas: list[str], casas: int = 2, cor: str = "",
-                  proibidas: Any = None) -> str:
+                  proibidas: Any = None, destaque: int | None = None) -> str:
     """A matriz ``M`` ``(len(linhas), len(colunas))`` como uma tabela HTML pequena, com ``titulo`` em cima.
-    ``proibidas`` (booleana, da forma de ``M``), se dada, troca o número das células ``True`` por ``×``."""
+    ``proibidas`` (booleana, da forma de ``M``), se dada, troca o número das células ``True`` por ``×``;
+    ``destaque``, o índice de uma linha, a pinta de laranja-claro (a linha que a figura destaca)."""
     estilo = "style='padding:0 0.45em;text-align:right'"
     cab = "<tr><th></th>" + "".join(f"<th {estilo}>{c}</th>" for c in colunas) + "</tr>"
     M = np.asarray(M, dtype=float)
@@ -271,8 +272,11 @@ def tabela_matriz(titulo: str, M: Any, linhas: list[str], colunas: list[str], ca
         texto = f"{x:.{casas}f}"
         return texto[1:] if texto.startswith("-") and float(texto) == 0 else texto  # sem "-0.00"
 
-    corpo = "".join(f"<tr><th {estilo}>{nome}</th>" + "".join(f"<td {estilo}>{numero(x, r)}</td>"
-                                                            for x, r in zip(linha, riscada, strict=True)) + "</tr>"
-                    for nome, linha, riscada in zip(linhas, M, riscar, strict=True))
+    def fundo(i: int) -> str:
+        return " style='background:rgba(230,159,0,0.25)'" if i == destaque else ""
+
+    corpo = "".join(f"<tr{fundo(i)}><th {estilo}>{nome}</th>"
+                    + "".join(f"<td {estilo}>{numero(x, r)}</td>" for x, r in zip(linha, riscada, strict=True)) + "</tr>"
+                    for i, (nome, linha, riscada) in enumerate(zip(linhas, M, riscar, strict=True)))
     titulo = f"<b style='color:{cor}'>{titulo}</b>" if cor else f"<b>{titulo}</b>"
     return f"<div style='margin:0 1.2em 0.6em 0'>{titulo}<table>{cab}{corpo}</table></div>"

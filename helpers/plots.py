@@ -85,6 +85,12 @@ def modo_apresentacao() -> None:
     mpl.rcParams.update(_ESTILO_APRESENTACAO)
 
 
+def escala_da_fonte() -> float:
+    """Quanto a fonte atual é maior que a padrão da coleção (1 no padrão, ~1.45 no modo de apresentação):
+    a figura de um painel cresce junto, para os textos continuarem cabendo."""
+    return max(1.0, mpl.rcParams["font.size"] / 11.0)
+
+
 class _Apresentacao:
     """O estilo de apresentação só dentro de um bloco ``with`` (veja :func:`apresentacao`)."""
 

@@ -58,7 +58,8 @@ def test_blit_da_a_mesma_imagem_que_desenhar_do_zero(nome):
     desenhos_antes = painel.blits + painel.completos
     movidos = 0
     for controle in painel.controles:
-        for mover in movimentos(painel.controles[controle], 4) or []:
+        ida = movimentos(painel.controles[controle], 4) or []
+        for mover in ida + ida[-2::-1]:  # ida e volta, como quem explora um slider
             try:
                 mover()
             except Exception:  # um valor que deixou de valer (opções que dependem de outro controle)

@@ -143,8 +143,11 @@ def test_tabela_dos_pesos_mostra_cada_peso_e_risca_so_as_proibidas(causal, paddi
     assert len(celulas) == N and all(len(linha) == N + 1 for linha in celulas)
     for i in range(N):
         for j in range(N):
-            assert celulas[i][j] == ("×" if not pode[i, j] else f"{pesos[i, j]:.2f}"), (i, j)
-        assert celulas[i][N] == "1.00"  # a soma da linha: com ou sem máscara, 1
+            assert celulas[i][j] == ("×" if not pode[i, j] else f"{pesos[i, j]:.3f}"), (i, j)
+        assert celulas[i][N] == "1.000"  # a soma da linha: com ou sem máscara, 1
+    # a linha da query em destaque (a 2, o padrão) vem marcada, e só ela
+    linhas = p.texto.value.rsplit("<table>", 1)[1].split("</tr>")[1:-1]
+    assert [i for i, linha in enumerate(linhas) if "background" in linha] == [2]
 
 
 def test_extremos_dos_sliders_sem_nan():

@@ -25,7 +25,7 @@ from .analise import AnaliseCabecas
 from .frases import ARTIGOS, LACUNA, PREPOSICOES, PREPOSICOES_ABERTURA, SUBSTANTIVOS, Frase
 
 __all__ = [
-    "COR_PAPEL", "CORES_CABECAS", "Miniaturas", "VistaCabeca", "desenhar_sujeito_atrator", "escala_da_fonte",
+    "COR_PAPEL", "CORES_CABECAS", "Miniaturas", "VistaCabeca", "desenhar_sujeito_atrator",
     "figura_duas_vistas",
     "figura_frases", "figura_sujeito_atrator", "figura_vista_cabecas", "papeis_da_frase",
 ]
@@ -164,7 +164,7 @@ def desenhar_sujeito_atrator(ax: Axes, analise: AnaliseCabecas, titulo: str = ""
 
 def figura_sujeito_atrator(analise: AnaliseCabecas, titulo: str = "") -> Figure:
     """:func:`desenhar_sujeito_atrator` numa figura do pyplot."""
-    k = escala_da_fonte()
+    k = plots.escala_da_fonte()
     fig, axes = plots.nova_figura(min(9.0 * k, 12.0), 4.2 * k, pyplot=True)
     fig.subplots_adjust(left=0.09, right=0.99, bottom=0.15, top=0.9 if titulo else 0.96)
     desenhar_sujeito_atrator(axes[0, 0], analise, titulo)
@@ -183,9 +183,9 @@ class VistaCabeca:
     Com uma palavra escolhida (``linha`` = o índice dela), só as linhas dela aparecem, a palavra ganha um
     destaque na cor da cabeça e o peso vai escrito ao lado de cada key. As palavras levam a cor do seu papel
     (sujeito, atrator, distrator). ``atualizar`` só muda os dados dos artistas, criados uma vez para até
-    ``n_max`` palavras (o eixo tem lugar para ``n_max`` linhas, e uma frase curta fica em cima), e só mexe nas
-    palavras quando a frase muda (:meth:`lentos`; :meth:`animados`: o que muda a cada movimento de cabeça ou
-    de palavra).
+    ``n_max`` palavras, e só mexe nas palavras quando a frase muda (:meth:`lentos`; :meth:`animados`: o que
+    muda a cada movimento de cabeça ou de palavra). Os limites do eixo são os de ``n_max`` palavras; uma frase
+    mais curta se espalha pela mesma altura, com as palavras mais afastadas (:meth:`y`).
     """
 
     X_ESQ, X_DIR = 0.30, 0.66
@@ -213,11 +213,18 @@ class VistaCabeca:
         ax.add_collection(self.linhas)
         self.titulo = ax.text(0.02, 1.0, "", ha="left", va="bottom", transform=ax.transAxes,
                               fontsize=mpl.rcParams["font.size"] + 1, fontweight="bold")
+        self._n = n_max  # quantas palavras a frase desenhada tem (a escala de :meth:`y`)
         self.cabecalhos = [ax.text(self.X_ESQ - 0.02, 0.75, "quem olha", ha="right", va="bottom",
                                    fontsize=tamanho - 2, color=CORES["neutro"], style="italic"),
                            ax.text(self.X_DIR + 0.02, 0.75, "para quem olha", ha="left", va="bottom",
                                    fontsize=tamanho - 2, color=CORES["neutro"], style="italic")]
         self._frase_desenhada: tuple | None = None
+
+    def y(self, i: float) -> float:
+        """A altura da palavra ``i`` (e, com ``i = -0.75``, a dos cabeçalhos): numa frase de ``n`` palavras, a
+        que ela teria num eixo de limites ``(-(n - 1) - 0.7, 1.5)``, levada para os limites de ``n_max``."""
+        escala = (self.n_max + 1.2) / (self._n + 1.2)
+        return 1.5 + escala * (-i - 1.5)
 
     def atualizar(self, pesos: np.ndarray, tokens: Sequence[str], papeis: dict[str, list[int]], cor: str,
                   linha: int | None = None, titulo: str = "") -> None:
@@ -227,15 +234,19 @@ class VistaCabeca:
         frase = (tuple(tokens), tuple((k, tuple(v)) for k, v in sorted(papeis.items())))
         if frase != self._frase_desenhada:  # só quando a frase muda (mexer nelas as marca)
             self._frase_desenhada = frase
+            self._n = n
+            for cabecalho in self.cabecalhos:
+                cabecalho.set_y(self.y(-0.75))
             for i in range(self.n_max):
                 for lado in (self.esquerda, self.direita):
                     papel = _papel(i, tokens, papeis) if i < n else "outra"
+                    lado[i].set_y(self.y(i))
                     lado[i].set_text(tokens[i] if i < n else "")
                     lado[i].set_color(COR_PAPEL[papel])
                     lado[i].set_fontweight("normal" if papel == "outra" else "bold")
         if linha is not None:
             self.destaque.set_text(tokens[linha])
-            self.destaque.set_y(-linha)
+            self.destaque.set_y(self.y(linha))
             self.destaque.set_color(COR_PAPEL[_papel(linha, tokens, papeis)])
             # a caixa é opaca (a cor da cabeça clareada sobre o branco): cobre a palavra de baixo, mais fina
             clara = 0.25 * np.array(to_rgba(cor)) + 0.75 * np.ones(4)
@@ -245,6 +256,7 @@ class VistaCabeca:
             # os pesos que arredondam para 0.00 ficam em branco: menos texto para ler e para desenhar
             mostra = linha is not None and i < n and w[linha, i] >= 0.005
             self.pesos[i].set_text(decimal(w[linha, i]) if mostra else "")
+            self.pesos[i].set_y(self.y(i))
             self.pesos[i].set_visible(mostra)
         queries = range(n) if linha is None else [linha]
         segmentos, cores, larguras = [], [], []
@@ -253,7 +265,7 @@ class VistaCabeca:
             for j in range(n):
                 if w[i, j] < 0.01:
                     continue
-                segmentos.append([(self.X_ESQ, -i), (self.X_DIR, -j)])
+                segmentos.append([(self.X_ESQ, self.y(i)), (self.X_DIR, self.y(j))])
                 cores.append((*rgba[:3], min(1.0, 0.15 + 0.85 * w[i, j])))
                 larguras.append(0.6 + 5.5 * w[i, j])
         self.linhas.set_segments(segmentos)
@@ -266,8 +278,8 @@ class VistaCabeca:
         return [self.linhas, *self.pesos, self.destaque, self.titulo]
 
     def lentos(self) -> list:
-        """O que muda só com a frase: as palavras das duas colunas."""
-        return [*self.esquerda, *self.direita]
+        """O que muda só com a frase: as palavras das duas colunas e os cabeçalhos delas."""
+        return [*self.esquerda, *self.direita, *self.cabecalhos]
 
 
 class Miniaturas:
@@ -329,19 +341,13 @@ class Miniaturas:
         return list(self.imagens.values())
 
 
-def escala_da_fonte() -> float:
-    """Quanto a fonte atual é maior que a padrão da coleção (1 no padrão, ~1.45 no modo de apresentação):
-    as figuras crescem junto, para os textos continuarem cabendo."""
-    return max(1.0, mpl.rcParams["font.size"] / 11.0)
-
-
 def layout_vista(fig: Figure, n_camadas: int, n_cabecas: int) -> tuple[Axes, np.ndarray]:
     """Os eixos da vista grande (à esquerda) e das miniaturas ``(n_camadas, n_cabecas)`` (à direita)."""
     ax_vista = fig.add_axes((0.0, 0.03, 0.56, 0.88))
     grade = fig.add_gridspec(n_camadas, n_cabecas, left=0.6, right=0.98, bottom=0.05, top=0.84,
                              wspace=0.12, hspace=0.22)
     miniaturas = np.array([[fig.add_subplot(grade[c, h]) for h in range(n_cabecas)] for c in range(n_camadas)])
-    fig.text(0.79, 0.985, "todas as cabeças (camada·cabeça)\nlinhas: quem olha; colunas: para quem", ha="center",
+    fig.text(0.79, 0.985, "todas as cabeças (camada·cabeça)\nlinhas: quem olha; colunas: para quem\n(na ordem da frase: a lacuna é a última)", ha="center",
              va="top", fontsize=mpl.rcParams["font.size"] - 1, color=CORES["neutro"])
     return ax_vista, miniaturas
 

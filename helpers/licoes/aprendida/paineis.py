@@ -27,7 +27,6 @@ from .figuras import (
     VistaCabeca,
     altura_da_vista,
     desenhar_sujeito_atrator,
-    escala_da_fonte,
     layout_vista,
     papeis_da_frase,
     titulo_da_vista,
@@ -349,7 +348,7 @@ class PainelTreino(Painel):
         self.treinos: list[tuple[str, Treino, float, AnaliseCabecas]] = []
         # duas figuras, duas imagens: a da perda é redesenhada a cada movimento e durante o treino; a das
         # cabeças, só no fim de cada treino (e aparece depois do primeiro)
-        k = escala_da_fonte()
+        k = plots.escala_da_fonte()
         fig = Figure(figsize=(4.6 * k, 4.2 * k))
         self.ax_perda = fig.add_axes((0.17, 0.13, 0.78, 0.77))
         self.fig_cabecas = Figure(figsize=(5.6 * k, 4.2 * k))
@@ -359,6 +358,7 @@ class PainelTreino(Painel):
         ax.axhline(np.log(4), color=CORES["neutro"], ls="--", lw=1.2, label="acaso (ln 4)")
         self._fim = ax.axvline(receita.passos, color=CORES["destaque"], ls=":", lw=1.6, label="fim do próximo treino")
         ax.set_ylim(0, 2.0)
+        ax.set_xlim(0, 1.0)  # cresce com o primeiro cálculo
         ax.set_xlabel("passo")
         ax.set_ylabel("perda (entropia cruzada)")
         ax.set_title("a perda, passo a passo")
@@ -369,9 +369,6 @@ class PainelTreino(Painel):
         self.progresso = W.IntProgress(value=0, min=0, max=1, description="progresso",
                                        style={"description_width": "initial"}, layout=W.Layout(width="320px"))
         self.rotulo = W.HTML("", layout=W.Layout(max_width="330px"))  # quebra a linha: a figura fica ao lado
-        # o eixo x vai até o maior treino que o slider escolhe: mover os passos só leva a linha do fim
-        mais_longo = max(controles["passos"].max, 0 if curva_inicial is None else len(curva_inicial[1]))
-        ax.set_xlim(0, 1.02 * mais_longo)
         if curva_inicial is not None:  # desenhada antes do primeiro PNG: uma renderização só
             nome, perdas = curva_inicial
             self._nova_curva(nome).set_data(np.arange(1, len(perdas) + 1), perdas)
@@ -413,6 +410,12 @@ class PainelTreino(Painel):
         r = self.receita
         if self._fim.get_xdata()[0] != p:  # mexer na linha só quando ela anda: a figura não fica marcada à toa
             self._fim.set_xdata([p, p])
+        # o eixo x cresce até o maior treino pedido ou desenhado, e não encolhe: voltar os passos só leva a
+        # linha do fim (um blit), e só um pedido maior que todos redesenha a figura inteira
+        curvas = [len(linha.get_xdata()) for linha in self.ax_perda.lines if linha.get_gid() in ("atual", "anterior")]
+        limite = 1.02 * max([p, *curvas])
+        if limite > self.ax_perda.get_xlim()[1]:
+            self.ax_perda.set_xlim(0, limite)
         linhas = [("o botão treina um modelo novo", f"semente {s}, {p} passos de Adam, lotes de {r.lote} frases "
                                                     f"(d_model = {r.d_model}, {r.n_camadas} camadas × {r.n_cabecas} "
                                                     "cabeças)")]

@@ -11,6 +11,7 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import offset_copy
@@ -133,22 +134,20 @@ class FiguraMascaras:
     escolhidas e, em contorno tracejado, a saída que ela teria sem máscara nenhuma.
     """
 
-    def __init__(self, ax_mapa: Axes, ax_saida: Axes, n: int, d_v: int, limites_saida: tuple[float, float]):
+    def __init__(self, ax_mapa: Axes, ax_saida: Axes, n: int, d_v: int, limites_saida: tuple[float, float],
+                 tokens_possiveis: Sequence[str] = ("<pad>",)):
         self.n, self.d_v = n, d_v
         self.mapa = MapaDePesos(ax_mapa, n, n, somas=False, numeros=False)
-        # os tokens: as marcas ficam sem rótulo, e os rótulos dos eixos, a uma distância fixa (a que os tokens
-        # mais longos pedem), para não dependerem dos textos
-        ax_mapa.tick_params(labelbottom=False, labelleft=False)
+        ax_mapa.tick_params(labelbottom=False, labelleft=False)  # os tokens são textos próprios (abaixo)
         ax_mapa.set_xlabel("keys (para quem se olha)")
         ax_mapa.set_ylabel("queries (quem olha)")
-        ax_mapa.xaxis.set_label_coords(0.5, -0.27)
-        ax_mapa.yaxis.set_label_coords(-0.2, 0.5)
         fig = ax_mapa.figure
         embaixo = offset_copy(ax_mapa.get_xaxis_transform(), fig=fig, y=-4, units="points")
         ao_lado = offset_copy(ax_mapa.get_yaxis_transform(), fig=fig, x=-4, units="points")
         self.tokens_x = [ax_mapa.text(j, 0, "", transform=embaixo, rotation=40, ha="right", va="top",
                                       rotation_mode="anchor") for j in range(n)]
         self.tokens_y = [ax_mapa.text(0, i, "", transform=ao_lado, ha="right", va="center") for i in range(n)]
+        self._afastar_rotulos(ax_mapa, tokens_possiveis)
         self.titulo_mapa = ax_mapa.set_title("")
         self.destaque = Rectangle((-0.5, -0.5), n, 1, fill=False, edgecolor=CORES["destaque"], lw=3.5,
                                   clip_on=False)
@@ -164,6 +163,24 @@ class FiguraMascaras:
         ax_saida.grid(axis="x", visible=False)
         ax_saida.legend(loc="upper left", frameon=False, fontsize=mpl.rcParams["font.size"] - 1)
         self.titulo_saida = ax_saida.set_title("")
+
+    def _afastar_rotulos(self, ax: Axes, tokens_possiveis: Sequence[str]) -> None:
+        """Os rótulos dos eixos ficam a uma distância fixa, a que o token mais longo pede (medido com a fonte
+        atual, padrão ou de projetor): assim não dependem dos tokens mostrados."""
+        renderer = FigureCanvasAgg(ax.figure).get_renderer()
+        alto = largo = 0.0
+        for token in tokens_possiveis:
+            self.tokens_x[0].set_text(token)
+            self.tokens_y[0].set_text(token)
+            alto = max(alto, self.tokens_x[0].get_window_extent(renderer).height)
+            largo = max(largo, self.tokens_y[0].get_window_extent(renderer).width)
+        self.tokens_x[0].set_text("")
+        self.tokens_y[0].set_text("")
+        pt = 72 / ax.figure.dpi  # pixels → pontos
+        embaixo = offset_copy(ax.transAxes, fig=ax.figure, y=-(alto * pt + 8), units="points")
+        ao_lado = offset_copy(ax.transAxes, fig=ax.figure, x=-(largo * pt + 8), units="points")
+        ax.xaxis.set_label_coords(0.5, 0, transform=embaixo)
+        ax.yaxis.set_label_coords(0, 0.5, transform=ao_lado)
 
     def atualizar(self, pesos: ArrayLike, permitido: ArrayLike, tokens: Sequence[str], query: int,
                   saida: ArrayLike, saida_sem_mascara: ArrayLike, titulo: str) -> None:

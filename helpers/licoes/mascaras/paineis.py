@@ -79,14 +79,16 @@ def painel_mascaras(causal: bool = True, padding: bool = True, comprimento: int 
     # eixo da saída fixo: o maior |coordenada| entre todas as combinações dos controles
     limite = 1.15 * max(float(np.abs(r).max()) for L in range(1, n + 1) for c in (False, True)
                         for pd in (False, True) for r in conta(L, c, pd)[3:5])
-    fig, axes = plots.nova_figura(9.0, 4.0, ncols=2)
+    k = plots.escala_da_fonte()  # no modo de apresentação, a figura cresce com a fonte
+    fig, axes = plots.nova_figura(9.0 * k, 4.0 * k, ncols=2)
     fig.subplots_adjust(left=0.1, right=0.97, bottom=0.22, top=0.9, wspace=0.42)
     ax_mapa, ax_saida = axes[0]
     ax_mapa.set_position([0.1, 0.22, 0.42, 0.68])
     ax_saida.set_position([0.68, 0.22, 0.29, 0.68])
-    figura = FiguraMascaras(ax_mapa, ax_saida, n, d_v, (-limite, 1.5 * limite))  # folga para a legenda
+    figura = FiguraMascaras(ax_mapa, ax_saida, n, d_v, (-limite, 1.5 * limite),  # folga para a legenda
+                            tokens_possiveis=dados["vocab"])
     # a escala das cores (fixa em [0, 1]): os números de cada célula estão na tabela embaixo da figura
-    fig.colorbar(figura.mapa.imagem, cax=fig.add_axes((0.535, 0.22, 0.012, 0.68)), ticks=[0, 0.5, 1])
+    fig.colorbar(figura.mapa.imagem, cax=fig.add_axes((0.535, 0.22, 0.012, 0.68)), ticks=[0, 0.5, 1], label="peso")
     estilo = {"description_width": "initial"}
     controles: dict[str, W.ValueWidget] = {
         "causal": W.Checkbox(value=causal, description="máscara causal (não olhar o futuro)", indent=False),
@@ -109,8 +111,8 @@ def painel_mascaras(causal: bool = True, padding: bool = True, comprimento: int 
         esc = [escape(t) for t in tokens]  # "<pad>" viraria uma tag no HTML
         # os pesos de todas as queries, com a soma de cada linha: os números que o mapa mostra em cores
         matriz = tabela_matriz("pesos (linhas: queries; ×: proibido)", np.column_stack([pesos, somas]),
-                               [f"{q} · {t}" for q, t in enumerate(esc)], [*esc, "soma"], 2,
-                               proibidas=np.column_stack([~permitido, np.zeros(n, dtype=bool)]))
+                               [f"{q} · {t}" for q, t in enumerate(esc)], [*esc, "<i>soma</i>"], 3,
+                               proibidas=np.column_stack([~permitido, np.zeros(n, dtype=bool)]), destaque=i)
         pares = tabela([
             ("sequência", " ".join(esc) + f"   ({L} de {n} tokens são reais)"),
             ("máscaras ligadas", ativas or "nenhuma"),
