@@ -6,6 +6,7 @@ decodificada e ao ``src`` novo do ``<img>``) e um arrasto de 1 s (as figuras, co
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -296,6 +297,11 @@ def _medir_notebook(navegador, servidor, caminho: Path, n_teclas: int,
         ordem = [(REFERENCIA, ref), *((nome, celulas[i].query_selector(".jp-Cell-outputArea"))
                                       for i, nome in paineis_do_notebook(caminho)), (REFERENCIA, ref)]
         for nome, saida in ordem:
+            # longe da tela, o JupyterLab pode ainda não ter desenhado os widgets da saída (uma saída recolhida num
+            # aprofundamento não rola nem aparece: fica para a conferência abaixo)
+            with contextlib.suppress(Exception):
+                saida.scroll_into_view_if_needed(timeout=2_000)
+                saida.wait_for_selector(".widget-slider", timeout=5_000)
             if saida is None or saida.query_selector(".widget-slider") is None or not saida.is_visible():
                 progresso(f"   {caminho.stem[:2]} · {nome}: painel não desenhado ou recolhido (num aprofundamento)")
                 continue
