@@ -781,12 +781,13 @@ def test_treino_cada_controle_muda_o_que_se_ve(treino):
 
 def test_treino_o_eixo_cresce_com_os_passos_e_nao_encolhe(treino):
     assert treino.ax_perda.get_xlim() == (0, pytest.approx(1.02 * 100))  # os 100 passos da receita de teste
-    treino.controles["passos"].value = 800
+    treino.controles["passos"].value = 200  # mais do que o eixo mostra: ele vai até o máximo do slider
     completos = treino.completos
-    assert treino.ax_perda.get_xlim()[1] == pytest.approx(1.02 * 800)
-    treino.controles["passos"].value = 300  # voltar: só a linha do fim anda, por cima do fundo guardado
-    assert treino.ax_perda.get_xlim()[1] == pytest.approx(1.02 * 800) and treino.completos == completos
-    assert list(treino._fim.get_xdata()) == [300, 300]
+    assert treino.ax_perda.get_xlim()[1] == pytest.approx(1.02 * 1000)
+    for passos in (800, 1000, 300):  # daí em diante, só a linha do fim anda, por cima do fundo guardado
+        treino.controles["passos"].value = passos
+        assert list(treino._fim.get_xdata()) == [passos, passos]
+    assert treino.ax_perda.get_xlim()[1] == pytest.approx(1.02 * 1000) and treino.completos == completos
 
 
 def test_treino_o_botao_treina_com_progresso_e_curva(treino):

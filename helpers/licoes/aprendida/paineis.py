@@ -358,7 +358,8 @@ class PainelTreino(Painel):
         ax.axhline(np.log(4), color=CORES["neutro"], ls="--", lw=1.2, label="acaso (ln 4)")
         self._fim = ax.axvline(receita.passos, color=CORES["destaque"], ls=":", lw=1.6, label="fim do próximo treino")
         ax.set_ylim(0, 2.0)
-        ax.set_xlim(0, 1.0)  # cresce com o primeiro cálculo
+        # o eixo x começa nos passos escolhidos (ou na curva dada, se for mais longa)
+        ax.set_xlim(0, 1.02 * max(controles["passos"].value, 0 if curva_inicial is None else len(curva_inicial[1])))
         ax.set_xlabel("passo")
         ax.set_ylabel("perda (entropia cruzada)")
         ax.set_title("a perda, passo a passo")
@@ -410,12 +411,10 @@ class PainelTreino(Painel):
         r = self.receita
         if self._fim.get_xdata()[0] != p:  # mexer na linha só quando ela anda: a figura não fica marcada à toa
             self._fim.set_xdata([p, p])
-        # o eixo x cresce até o maior treino pedido ou desenhado, e não encolhe: voltar os passos só leva a
-        # linha do fim (um blit), e só um pedido maior que todos redesenha a figura inteira
-        curvas = [len(linha.get_xdata()) for linha in self.ax_perda.lines if linha.get_gid() in ("atual", "anterior")]
-        limite = 1.02 * max([p, *curvas])
-        if limite > self.ax_perda.get_xlim()[1]:
-            self.ax_perda.set_xlim(0, limite)
+        # se pedirem mais passos do que o eixo x mostra, ele passa a ir até o máximo do slider, de uma vez, e não
+        # encolhe: mover os passos só leva a linha do fim (um blit), e a figura inteira é redesenhada uma vez só
+        if 1.02 * p > self.ax_perda.get_xlim()[1]:
+            self.ax_perda.set_xlim(0, 1.02 * self.controles["passos"].max)
         linhas = [("o botão treina um modelo novo", f"semente {s}, {p} passos de Adam, lotes de {r.lote} frases "
                                                     f"(d_model = {r.d_model}, {r.n_camadas} camadas × {r.n_cabecas} "
                                                     "cabeças)")]
