@@ -3,9 +3,10 @@
 e o controle das threads do BLAS. Privado ao pacote; o resultado é o do caminho de referência
 (:func:`helpers.attention.scaled_dot_product_attention`) a menos de arredondamento.
 
-Medido em 2 núcleos, 8 cabeças, ``d_head = 64`` (o caso da vazão de ``python -m benchmarks``): com
-``n >= 1024`` a referência leva de 1,3 a 2,2 vezes o tempo deste caminho (as cópias da matriz
-``n × n`` e a softmax num núcleo só); com as matrizes pequenas dos painéis, os dois empatam. Por isso
+Medido em 2 núcleos parados, 8 cabeças, ``d_head = 64`` (a seção 3 de ``python -m benchmarks``, em
+2026-12-06): com ``n`` de 1024 e 4096, a referência leva de 1,17 a 1,45 vez o tempo deste caminho (as cópias
+da matriz ``n × n`` e a softmax num núcleo só); com ``n = 256``, de 1,14 a 1,29; com as matrizes pequenas dos
+painéis, os dois empatam. Por isso
 só :func:`helpers.attention.multi_head_attention` usa este caminho; a lição lê a referência.
 """
 
