@@ -99,15 +99,29 @@ class Estudante:
     def comando(self, comando: str) -> None:
         """Clica no item de menu de ``comando`` (procura em cada menu do menu principal)."""
         for titulo in self.pagina.query_selector_all("#jp-MainMenu .lm-MenuBar-item"):
-            titulo.click()
-            # o menu aberto chega um quadro depois do clique (muitos, numa máquina ocupada): espera ele aparecer
-            self.pagina.wait_for_selector(".lm-Menu .lm-Menu-item", state="visible", timeout=60_000)
+            self._abrir_menu(titulo)
             item = self.pagina.query_selector(f".lm-Menu .lm-Menu-item[data-command='{comando}']")
             if item is not None:
                 item.click()
                 return
-            self.pagina.keyboard.press("Escape")
+            self._fechar_menu()
         raise AssertionError(f"nenhum menu do JupyterLab tem o comando {comando}")
+
+    def _abrir_menu(self, titulo) -> None:
+        """Clica num título do menu principal até o menu dele aparecer: numa máquina ocupada, ele chega muitos
+        quadros depois do clique, e um clique que chega com outro menu ainda aberto o fecha em vez de abrir."""
+        for _tentativa in range(4):
+            titulo.click()
+            try:
+                self.pagina.wait_for_selector(".lm-Menu .lm-Menu-item", state="visible", timeout=20_000)
+                return
+            except PlaywrightError:
+                self._fechar_menu()
+        raise AssertionError("o menu do JupyterLab não abriu em 4 cliques")
+
+    def _fechar_menu(self) -> None:
+        self.pagina.keyboard.press("Escape")
+        self.pagina.wait_for_selector(".lm-Menu .lm-Menu-item", state="hidden", timeout=20_000)
 
     def rodar_tudo(self, limite_s: float = 180) -> None:
         """*Run › Run All Cells* e espera terminar (clica de novo se a execução não começar)."""
