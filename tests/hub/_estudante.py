@@ -104,7 +104,7 @@ class Estudante:
             if item is not None:
                 item.click()
                 return
-            self._fechar_menu()
+            self.pagina.keyboard.press("Escape")
         raise AssertionError(f"nenhum menu do JupyterLab tem o comando {comando}")
 
     def _abrir_menu(self, titulo) -> None:
@@ -116,12 +116,8 @@ class Estudante:
                 self.pagina.wait_for_selector(".lm-Menu .lm-Menu-item", state="visible", timeout=20_000)
                 return
             except PlaywrightError:
-                self._fechar_menu()
+                self.pagina.keyboard.press("Escape")
         raise AssertionError("o menu do JupyterLab não abriu em 4 cliques")
-
-    def _fechar_menu(self) -> None:
-        self.pagina.keyboard.press("Escape")
-        self.pagina.wait_for_selector(".lm-Menu .lm-Menu-item", state="hidden", timeout=20_000)
 
     def rodar_tudo(self, limite_s: float = 180) -> None:
         """*Run › Run All Cells* e espera terminar (clica de novo se a execução não começar)."""

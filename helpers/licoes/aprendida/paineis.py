@@ -337,7 +337,7 @@ class PainelTreino(Painel):
     """O painel do treino (veja :func:`painel_treino`). O botão chama :meth:`treinar`."""
 
     #: segundos entre dois redesenhos da curva durante o treino (cada redesenho custa um PNG)
-    INTERVALO_S = 0.25
+    INTERVALO_S = 0.25  # (0: a cada passo, como nos testes)
 
     def __init__(self, controles: dict[str, W.ValueWidget], receita: Receita, frases_medida: Sequence[Frase],
                  curva_inicial: tuple[str, Sequence[float]] | None = None):
@@ -482,9 +482,10 @@ class PainelTreino(Painel):
                     curva.set_data(np.arange(1, len(perdas) + 1), perdas)
                     self.rotulo.value = f"passo {passo} de {receita.passos} · perda {decimal(perda, 3)}"
                     self._mostrar()
-                    # num computador lento o PNG demora mais: o redesenho nunca passa de ~1/5 do tempo
+                    # num computador lento o PNG demora mais: o redesenho nunca passa de ~1/5 do tempo (com
+                    # INTERVALO_S = 0, a cada passo)
                     gasto = time.perf_counter() - inicio
-                    proximo[0] = inicio + max(self.INTERVALO_S, 5 * gasto)
+                    proximo[0] = inicio + (max(self.INTERVALO_S, 5 * gasto) if self.INTERVALO_S > 0 else 0.0)
 
             treino = treinar(receita, frases=self._frases_treino, ao_passo=ao_passo)
             self.rotulo.value = "medindo as cabeças em frases novas…"
